@@ -1,0 +1,89 @@
+"""turnlaw's pytest plugin: the fake-provider fixtures.
+
+Registered as the `turnlaw` pytest11 entry point. It changes nothing process-wide:
+heavy imports wait for the fixtures, and the httpx->httpx2 alias is opt-in
+(`-p conformance.httpx2_alias`), so merely having turnlaw installed costs other
+test suites nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from conformance.wire import LoopbackServer, ScriptedProvider
+
+_CALL_FAILED = pytest.StashKey[bool]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "turnlaw(allow_unused=False, check_invariants=True, hold_limit=60.0): "
+        "configure the fake_provider / loopback_provider fixtures for this test",
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    if report.when == "call":
+        item.stash[_CALL_FAILED] = report.failed
+    return report
+
+
+def _provider_for(request: pytest.FixtureRequest) -> ScriptedProvider:
+    from conformance.wire import ScriptedProvider
+
+    marker = request.node.get_closest_marker("turnlaw")
+    options: dict[str, Any] = dict(marker.kwargs) if marker else {}
+    return ScriptedProvider(**options)
+
+
+def _verify_unless_failed(request: pytest.FixtureRequest, provider: ScriptedProvider) -> None:
+    """Fail at teardown on provider findings, unless the test already failed for its own
+    reason — then the findings are attached to its report instead of piling on."""
+    provider.release_all()
+    if request.node.stash.get(_CALL_FAILED, False):
+        findings = provider.findings
+        if findings:
+            text = "\n".join(f"[{f.kind}] {f.message}" for f in findings)
+            request.node.add_report_section("teardown", "turnlaw findings", text)
+        return
+    provider.verify()
+
+
+@pytest.fixture
+def fake_provider(request: pytest.FixtureRequest) -> Iterator[ScriptedProvider]:
+    """An in-process fake provider: every httpx/httpx2 client in this process that calls
+    `provider.base_url` (or api.openai.com / api.anthropic.com) is answered by it."""
+    from conformance.wire import InProcess
+
+    provider = _provider_for(request)
+    with InProcess(provider):
+        yield provider
+    _verify_unless_failed(request, provider)
+
+
+@pytest.fixture(scope="session")
+def turnlaw_loopback_server() -> Generator[LoopbackServer, None, None]:
+    """One loopback server for the session; each test attaches its own provider."""
+    from conformance.wire import LoopbackServer
+
+    server = LoopbackServer()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def loopback_provider(
+    request: pytest.FixtureRequest, turnlaw_loopback_server: LoopbackServer
+) -> Iterator[ScriptedProvider]:
+    """A fake provider served over real HTTP on 127.0.0.1 (`provider.base_url`)."""
+    provider = turnlaw_loopback_server.attach(_provider_for(request))
+    yield provider
+    _verify_unless_failed(request, provider)

@@ -1,0 +1,85 @@
+"""The hand-off between the provider and a transport.
+
+`RawRequest` is what a transport read off the wire; `Plan` is what it must send back:
+status, headers, body pieces, and what to wait for first. Waiting comes in two forms
+because respx may call us from a synchronous client's thread or from an event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .dialects._base import SseEvent
+
+if TYPE_CHECKING:
+    from .script import Hold
+    from .wirelog import Exchange
+
+
+@dataclass(frozen=True, slots=True)
+class RawRequest:
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: bytes
+
+
+@dataclass(slots=True)
+class Plan:
+    status: int
+    headers: list[tuple[str, str]]
+    chunks: list[bytes]
+    disconnect: bool = False
+    delay: float = 0.0
+    hold: Hold | None = None
+    hold_limit: float = 60.0
+    exchange: Exchange | None = field(default=None, repr=False)
+
+    @classmethod
+    def sse(cls, events: list[SseEvent], *, disconnect: bool = False) -> Plan:
+        headers = [("content-type", "text/event-stream"), ("cache-control", "no-cache")]
+        return cls(200, headers, [e.encode() for e in events], disconnect=disconnect)
+
+    @property
+    def waits(self) -> bool:
+        return self.delay > 0 or self.hold is not None
+
+    def wait_sync(self) -> None:
+        if self.hold is not None and not self.hold._released.wait(self.hold_limit):
+            self._hold_expired()
+        if self.delay:
+            time.sleep(self.delay)
+
+    async def wait_async(self) -> None:
+        if self.hold is not None and not await self.hold._released.wait_async(self.hold_limit):
+            self._hold_expired()
+        if self.delay:
+            await asyncio.sleep(self.delay)
+
+    def finished(self) -> None:
+        if self.exchange is not None:
+            self.exchange.finished_at = time.monotonic()
+
+    def _hold_expired(self) -> None:
+        """A hold nobody released: answer anyway so nothing hangs, and say so."""
+        from .wirelog import Finding
+
+        if self.exchange is not None:
+            name = f" '{self.hold.label}'" if self.hold and self.hold.label else ""
+            self.exchange.findings.append(
+                Finding(
+                    kind="hold_expired",
+                    seq=self.exchange.seq,
+                    message=f"hold{name} was never released within {self.hold_limit:g}s",
+                )
+            )
+
+
+def json_plan(status: int, body: Any) -> Plan:
+    payload = json.dumps(body, separators=(",", ":")).encode()
+    return Plan(status, [("content-type", "application/json")], [payload])

@@ -1,0 +1,94 @@
+"""What every dialect provides: parse a request into the IR, render a reply back.
+
+A dialect is pure: bytes-free, clock-free, transport-free. Transports hand it a parsed
+JSON body and write out what it returns, so the same rendering serves respx and the
+loopback server, and the same parsing feeds the recorder.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..ir import AssistantReply, Dialect, RequestIR
+
+
+class WireFormatError(ValueError):
+    """A request body the real provider would also have refused.
+
+    `field` is a dotted path into the body (`messages.2.tool_calls.0.id`) so the 400
+    the runtime receives says exactly where it went wrong.
+    """
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}" if field else problem)
+        self.field = field
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    """One server-sent event. `event` is omitted from the wire when None."""
+
+    data: str
+    event: str | None = None
+
+    def encode(self) -> bytes:
+        head = f"event: {self.event}\n" if self.event is not None else ""
+        return f"{head}data: {self.data}\n\n".encode()
+
+    @classmethod
+    def of(cls, payload: Any, event: str | None = None) -> SseEvent:
+        return cls(data=json.dumps(payload, separators=(",", ":")), event=event)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyIds:
+    """Deterministic ids for one exchange, so recordings are stable by construction.
+
+    `seq` is the exchange's sequence number in the provider; `created` is a unix time
+    the caller chooses (the provider passes the real clock; exports normalize it).
+    """
+
+    seq: int
+    created: int
+
+    def response_id(self, prefix: str) -> str:
+        return f"{prefix}{self.seq:06d}"
+
+    def tool_call_id(self, prefix: str, index: int) -> str:
+        return f"{prefix}{self.seq:04d}_{index}"
+
+
+class DialectCodec(Protocol):
+    """The contract each dialect module implements."""
+
+    dialect: Dialect
+    path: str  # e.g. "/v1/chat/completions", relative to the server root
+
+    def parse_request(self, body: Any) -> RequestIR:
+        """Normalize a request body; raise WireFormatError naming the bad field."""
+        ...
+
+    def check_roles(self, request: RequestIR) -> list[str]:
+        """Dialect-specific role-order problems in `request.raw` (empty when well formed)."""
+        ...
+
+    def render_json(self, reply: AssistantReply, request: RequestIR, ids: ReplyIds) -> Any:
+        """The non-streaming response body."""
+        ...
+
+    def render_sse(
+        self, reply: AssistantReply, request: RequestIR, ids: ReplyIds
+    ) -> list[SseEvent]:
+        """The full event sequence of a streamed response, terminator included."""
+        ...
+
+    def render_error(self, status: int, message: str) -> Any:
+        """An error body in the provider's own shape, for a non-2xx response."""
+        ...
+
+    def render_stream_error(self, message: str, ids: ReplyIds) -> list[SseEvent]:
+        """The events that report a failure in the middle of a stream."""
+        ...

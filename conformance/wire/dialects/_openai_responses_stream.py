@@ -1,0 +1,66 @@
+"""Streamed Responses output: the event sequence the SDK's accumulator replays.
+
+Split from `openai_responses` only to keep each module short; the codec owns the order
+of items and the final Response, this module owns the per-item event choreography.
+"""
+
+from __future__ import annotations
+
+from itertools import count
+from typing import Any
+
+from ._base import SseEvent
+
+_TEXT_PIECE = 32
+
+
+def text_part(text: str) -> dict[str, Any]:
+    """An output_text part; `annotations` and `logprobs` are required by the SDK models."""
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+
+class EventLog:
+    """Numbers events as they are emitted: the SDK orders and resumes streams by it."""
+
+    def __init__(self) -> None:
+        self.events: list[SseEvent] = []
+        self._seq = count()
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        payload = {"type": kind, "sequence_number": next(self._seq), **fields}
+        self.events.append(SseEvent.of(payload, event=kind))
+
+    def message(self, index: int, item: dict[str, Any]) -> None:
+        """Open the item and its part empty, so the SDK's snapshot grows only by deltas."""
+        text: str = item["content"][0]["text"]
+        where = {"item_id": item["id"], "output_index": index}
+        self.emit(
+            "response.output_item.added",
+            output_index=index,
+            item={**item, "status": "in_progress", "content": []},
+        )
+        self.emit("response.content_part.added", **where, content_index=0, part=text_part(""))
+        for start in range(0, len(text), _TEXT_PIECE):
+            piece = text[start : start + _TEXT_PIECE]
+            self.emit(
+                "response.output_text.delta", **where, content_index=0, delta=piece, logprobs=[]
+            )
+        self.emit("response.output_text.done", **where, content_index=0, text=text, logprobs=[])
+        self.emit("response.content_part.done", **where, content_index=0, part=text_part(text))
+        self.emit("response.output_item.done", output_index=index, item=item)
+
+    def call(self, index: int, item: dict[str, Any]) -> None:
+        """Open the call with empty arguments: the SDK appends each delta to them."""
+        arguments: str = item["arguments"]
+        where = {"item_id": item["id"], "output_index": index}
+        self.emit(
+            "response.output_item.added",
+            output_index=index,
+            item={**item, "status": "in_progress", "arguments": ""},
+        )
+        half = (len(arguments) + 1) // 2
+        for piece in (arguments[:half], arguments[half:]):
+            if piece:
+                self.emit("response.function_call_arguments.delta", **where, delta=piece)
+        self.emit("response.function_call_arguments.done", **where, arguments=arguments)
+        self.emit("response.output_item.done", output_index=index, item=item)

@@ -1,0 +1,432 @@
+"""ScriptedProvider: the strict, recording fake model provider.
+
+It is transport-free. A transport (respx in-process, or the loopback server) turns an
+HTTP request into a `RawRequest`, calls `respond()`, and delivers the returned `Plan`.
+Everything a law depends on — which step answered, what was recorded, what was wrong —
+is decided here, synchronously, at arrival; only the waiting (holds, delays) and the
+byte delivery belong to the transport.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import dialects
+from ._plan import Plan, RawRequest, json_plan
+from .dialects._base import DialectCodec, ReplyIds, WireFormatError
+from .invariants import check_request
+from .ir import AssistantReply, Dialect, RequestIR, Usage
+from .script import (
+    Fault,
+    Hold,
+    Match,
+    React,
+    ScriptFile,
+    Step,
+    StreamError,
+    Text,
+    ToolCalls,
+    parse_steps,
+)
+from .wirelog import CREDENTIAL_HEADERS, Exchange, Finding, StepRef, WireLog, recorded_headers
+
+DEFAULT_MODELS = ("turnlaw-fake",)
+
+
+class WireVerificationError(AssertionError):
+    """The provider saw something that fails the test (listed in the message)."""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        self.findings = list(findings)
+        lines = [f"turnlaw fake provider: {len(self.findings)} problem(s)"]
+        for finding in self.findings:
+            where = f" (request #{finding.seq})" if finding.seq is not None else ""
+            lines.append(f"- [{finding.kind}]{where} {finding.message}")
+        super().__init__("\n".join(lines))
+
+
+@dataclass
+class Script:
+    """A live script: its steps, its matcher and how far it has been consumed."""
+
+    name: str
+    steps: list[Step]
+    match: Match = field(default_factory=Match)
+    when: Callable[[RequestIR], bool] | None = None
+    allow_unused: bool = False
+    position: int = 0
+
+    def accepts(self, request: RequestIR) -> bool:
+        return self.match.accepts(request) and (self.when is None or self.when(request))
+
+    @property
+    def remaining(self) -> list[Step]:
+        return self.steps[self.position :]
+
+
+class ScriptedProvider:
+    """A fake provider that answers from scripts and records every request.
+
+    Strict by default: a request after its script ran out is answered with a clear
+    error *and* recorded as a finding; steps never used are a finding at `verify()`;
+    a request that breaks a wire invariant is a finding. `verify()` raises them all.
+    """
+
+    def __init__(
+        self,
+        steps: Sequence[Step | dict[str, Any]] | None = None,
+        *,
+        check_invariants: bool = True,
+        allow_unused: bool = False,
+        hold_limit: float = 60.0,
+    ) -> None:
+        self.wire = WireLog()
+        self.base_url: str | None = None  # set by the transport that serves this provider
+        self.check_invariants = check_invariants
+        self.hold_limit = hold_limit
+        self._allow_unused = allow_unused
+        self._scripts: list[Script] = []
+        self._holds: list[Hold] = []
+        self._lock = threading.Lock()
+        self._seq = 0
+        if steps is not None:
+            self.script(steps)
+
+    # -- scripting -------------------------------------------------------------------
+
+    def script(
+        self,
+        steps: Sequence[Step | dict[str, Any]],
+        *,
+        name: str | None = None,
+        model: str | None = None,
+        dialect: Dialect | str | None = None,
+        when: Callable[[RequestIR], bool] | None = None,
+        allow_unused: bool = False,
+    ) -> Script:
+        """Add a script. Requests go to the first script whose matcher accepts them."""
+        match = Match(model=model, dialect=Dialect(dialect) if dialect else None)
+        parsed = parse_steps(steps)
+        with self._lock:
+            script = Script(
+                name=name or (f"model={model}" if model else f"script-{len(self._scripts)}"),
+                steps=parsed,
+                match=match,
+                when=when,
+                allow_unused=allow_unused,
+            )
+            self._scripts.append(script)
+            self._holds.extend(s for s in parsed if isinstance(s, Hold))
+        return script
+
+    def load(self, file: ScriptFile) -> None:
+        for spec in file.scripts:
+            self.script(
+                list(spec.steps),
+                name=spec.name,
+                model=spec.match.model,
+                dialect=spec.match.dialect,
+                allow_unused=spec.allow_unused,
+            )
+
+    def allow_unused(self) -> None:
+        """Opt this provider out of the unused-steps check (per test)."""
+        self._allow_unused = True
+
+    def hold(self, label: str) -> Hold:
+        """The scripted hold with this label."""
+        for hold in self._holds:
+            if hold.label == label:
+                return hold
+        raise KeyError(f"no hold labelled {label!r}; labels: {[h.label for h in self._holds]}")
+
+    def release_all(self) -> None:
+        """Release every hold, so that no request is left parked (used at shutdown)."""
+        for hold in self._holds:
+            hold.release()
+
+    @property
+    def models(self) -> list[str]:
+        named = sorted({s.match.model for s in self._scripts if s.match.model})
+        return named or list(DEFAULT_MODELS)
+
+    # -- verification ----------------------------------------------------------------
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Findings so far, plus unused steps (unless allowed)."""
+        found = [finding for exchange in self.wire for finding in exchange.findings]
+        return found + self._unused_findings()
+
+    def _unused_findings(self) -> list[Finding]:
+        if self._allow_unused:
+            return []
+        return [
+            Finding(
+                kind="unused_steps",
+                message=(
+                    f"script '{s.name}' has {len(s.remaining)} unused step(s), starting at "
+                    f"step {s.position} ({_describe(s.remaining[0])}); the runtime made fewer "
+                    "model calls than scripted (or call provider.allow_unused())"
+                ),
+            )
+            for s in self._scripts
+            if s.remaining and not s.allow_unused
+        ]
+
+    def verify(self) -> None:
+        """Raise WireVerificationError if anything should fail the test."""
+        findings = self.findings
+        if findings:
+            raise WireVerificationError(findings)
+
+    # -- answering -------------------------------------------------------------------
+
+    def respond(self, raw: RawRequest) -> Plan:
+        """Decide and record the answer to one request. Never raises on bad input."""
+        arrived = time.monotonic()
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+        secrets = _credentials(raw.headers)
+        for secret in secrets:
+            self.wire._add_secret(secret)
+        path = _route_path(raw.path)
+        codec = dialects.by_path(path)
+        exchange = Exchange(
+            seq=seq,
+            dialect=codec.dialect if codec else None,
+            method=raw.method,
+            path=raw.path.split("?", 1)[0],
+            headers=recorded_headers(raw.headers),
+            body=None,
+            ir=None,
+            step=None,
+            status=0,
+            arrived_at=arrived,
+        )
+        plan = self._answer(raw, path, codec, exchange, secrets)
+        exchange.status = plan.status
+        plan.exchange = exchange
+        self.wire._append(exchange)
+        if plan.hold is not None:
+            plan.hold._mark_arrived(exchange.ir)
+        return plan
+
+    def _answer(
+        self,
+        raw: RawRequest,
+        path: str,
+        codec: DialectCodec | None,
+        exchange: Exchange,
+        secrets: list[str],
+    ) -> Plan:
+        if raw.method == "GET" and path in ("/v1/models", "/v1/models/"):
+            return json_plan(200, _models_body(self.models, raw.headers))
+        if codec is None or raw.method != "POST":
+            served = ", ".join(["GET /v1/models", *(f"POST {p}" for p in dialects.paths())])
+            message = f"turnlaw: no endpoint {raw.method} {exchange.path}; served: {served}"
+            status = 405 if codec is not None else 404
+            return self._refuse(exchange, "unknown_endpoint", message, status, None)
+        try:
+            body = json.loads(raw.body)
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            return self._refuse(
+                exchange, "malformed", f"turnlaw: body is not valid JSON: {error}", 400, codec
+            )
+        exchange.body = _scrub(body, secrets, raw.body)
+        try:
+            request = codec.parse_request(exchange.body)
+        except WireFormatError as error:
+            return self._refuse(exchange, "malformed", f"turnlaw: {error}", 400, codec)
+        exchange.ir = request
+        if self.check_invariants:
+            for problem in check_request(request, codec):
+                exchange.findings.append(
+                    Finding(kind="invariant", seq=exchange.seq, message=problem)
+                )
+        return self._play(request, codec, exchange)
+
+    def _play(self, request: RequestIR, codec: DialectCodec, exchange: Exchange) -> Plan:
+        with self._lock:
+            script = next((s for s in self._scripts if s.accepts(request)), None)
+            if script is None or not script.remaining:
+                step: Step | None = None
+            else:
+                step, index = script.steps[script.position], script.position
+                script.position += 1
+        if script is None:
+            kind, message = (
+                "unmatched",
+                (
+                    f"turnlaw: no script matches this request (model {request.model!r}, "
+                    f"{request.dialect.value}); scripts: {[s.name for s in self._scripts]}"
+                ),
+            )
+            return self._refuse(exchange, kind, message, 400, codec)
+        if step is None:
+            message = (
+                f"turnlaw: script '{script.name}' ran out: this is request #{exchange.seq} "
+                f"(model {request.model!r}) and all {len(script.steps)} scripted step(s) were "
+                f"used. Last user text: {(request.user_texts() or [''])[-1][:80]!r}"
+            )
+            return self._refuse(exchange, "exhausted", message, 400, codec)
+        exchange.step = StepRef(script=script.name, index=index, kind=step.kind, label=step.label)
+        hold: Hold | None = None
+        if isinstance(step, React):
+            try:
+                step = step.fn(request)
+            except Exception as error:  # a broken test callback must still answer
+                message = f"turnlaw: react step {index} raised {error!r}"
+                return self._refuse(exchange, "malformed", message, 500, codec)
+        if isinstance(step, Hold):
+            hold, step = step, step.then
+        plan = self._render(step, request, codec, exchange.seq)
+        plan.hold = hold
+        plan.hold_limit = self.hold_limit
+        return plan
+
+    def _render(
+        self,
+        step: Text | ToolCalls | Fault | StreamError,
+        request: RequestIR,
+        codec: DialectCodec,
+        seq: int,
+    ) -> Plan:
+        ids = ReplyIds(seq=seq, created=int(time.time()))
+        if isinstance(step, Fault):
+            body = (
+                step.body
+                if step.body is not None
+                else codec.render_error(step.status, step.message)
+            )
+            plan = json_plan(step.status, body)
+            if step.retry_after_ms is not None:
+                plan.headers.append(("retry-after-ms", str(step.retry_after_ms)))
+            plan.headers.extend(step.headers.items())
+        elif isinstance(step, StreamError):
+            if not request.stream:
+                plan = json_plan(500, codec.render_error(500, step.message))
+            else:
+                reply = AssistantReply(text=step.text, usage=_estimate(request, step.text))
+                events = codec.render_sse(reply, request, ids)[: step.after_events]
+                if step.mode == "event":
+                    events += codec.render_stream_error(step.message, ids)
+                plan = Plan.sse(events, disconnect=step.mode == "disconnect")
+        else:
+            if isinstance(step, Text):
+                reply = AssistantReply(
+                    text=step.text,
+                    usage=step.usage or _estimate(request, step.text),
+                    stop_reason=step.stop_reason,
+                )
+            else:
+                calls = step.tool_calls()
+                reply = AssistantReply(
+                    text=step.text,
+                    tool_calls=calls,
+                    usage=step.usage or _estimate(request, step.text, calls),
+                    stop_reason="tool_use",
+                )
+            if request.stream:
+                plan = Plan.sse(codec.render_sse(reply, request, ids))
+            else:
+                plan = json_plan(200, codec.render_json(reply, request, ids))
+        plan.delay = step.delay
+        plan.headers.append(("x-request-id", f"req_turnlaw_{seq:06d}"))
+        return plan
+
+    def _refuse(
+        self,
+        exchange: Exchange,
+        kind: Any,
+        message: str,
+        status: int,
+        codec: DialectCodec | None,
+    ) -> Plan:
+        exchange.findings.append(Finding(kind=kind, seq=exchange.seq, message=message))
+        body = codec.render_error(status, message) if codec else _generic_error(message)
+        return json_plan(status, body)
+
+
+def _describe(step: Step) -> str:
+    return f"{step.kind} '{step.label}'" if step.label else step.kind
+
+
+def _route_path(path: str) -> str:
+    """`/v1/x` stays; `/x` (a base URL without /v1) is served as `/v1/x`.
+
+    One base URL (`.../v1`) then suits every SDK: OpenAI's appends `/chat/completions`,
+    Anthropic's appends `/v1/messages`.
+    """
+    bare = path.split("?", 1)[0].rstrip("/") or "/"
+    while bare.startswith("/v1/v1/"):  # an Anthropic client given the OpenAI-style base URL
+        bare = bare[3:]
+    return bare if bare.startswith("/v1/") or bare == "/v1" else "/v1" + bare
+
+
+def _credentials(headers: Any) -> list[str]:
+    found = []
+    for name, value in headers.items():
+        if name.lower() in CREDENTIAL_HEADERS and value:
+            found.append(value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() == "bearer":
+                found.append(token)
+    return found
+
+
+def _scrub(body: Any, secrets: list[str], raw: bytes) -> Any:
+    """Replace any credential the runtime copied into the body (rare, so checked cheaply)."""
+    present = [s for s in secrets if s.encode() in raw]
+    if not present:
+        return body
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in present:
+                value = value.replace(secret, "<redacted>")
+            return value
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return clean(body)
+
+
+def _estimate(request: RequestIR, text: str, calls: Sequence[Any] = ()) -> Usage:
+    """Deterministic token counts: whitespace-separated words, never zero."""
+    shown = [request.system, *(m.text for m in request.messages)]
+    produced = [text, *(json.dumps(c.arguments) for c in calls)]
+    return Usage(
+        input_tokens=max(1, sum(len(t.split()) for t in shown)),
+        output_tokens=max(1, sum(len(t.split()) for t in produced)),
+    )
+
+
+def _models_body(models: Sequence[str], headers: Any) -> Any:
+    anthropic = any(name.lower() == "anthropic-version" for name in headers)
+    if anthropic:
+        data = [
+            {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
+            for m in models
+        ]
+        return {"data": data, "has_more": False, "first_id": models[0], "last_id": models[-1]}
+    return {
+        "object": "list",
+        "data": [{"id": m, "object": "model", "created": 0, "owned_by": "turnlaw"} for m in models],
+    }
+
+
+def _generic_error(message: str) -> Any:
+    return {"error": {"message": message, "type": "invalid_request_error"}}
+
+
+__all__ = ["Script", "ScriptedProvider", "WireVerificationError"]

@@ -1,0 +1,267 @@
+"""Scripts: the ordered replies a test has the fake provider give.
+
+A step is consumed by exactly one request and never reused; nothing cycles. Steps are
+pydantic models with a `kind` tag so that a script can be written as JSON by a test in
+any language (`python -m conformance.wire serve --script FILE`). Only `React`, which
+holds a Python callable, has no file form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
+
+from ._signals import Signal
+from .ir import Dialect, RequestIR, ToolCall, Usage
+
+
+class _Step(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str | None = Field(default=None, description="A name for reports and for holds.")
+    delay: float = Field(default=0.0, ge=0, description="Seconds to wait before answering.")
+
+
+class Text(_Step):
+    """Answer with assistant text."""
+
+    kind: Literal["text"] = "text"
+    text: str
+    usage: Usage | None = None
+    stop_reason: Literal["end_turn", "max_tokens"] = "end_turn"
+
+
+class Call(BaseModel):
+    """One tool call to place in a `ToolCalls` reply. An empty id lets the dialect mint one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id: str = ""
+
+
+class ToolCalls(_Step):
+    """Answer with one or several (parallel) tool calls, optionally after some text."""
+
+    kind: Literal["tool_calls"] = "tool_calls"
+    calls: list[Call] = Field(min_length=1)
+    text: str = ""
+    usage: Usage | None = None
+
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return tuple(ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in self.calls)
+
+
+class Fault(_Step):
+    """Answer with an HTTP error in the dialect's own error shape.
+
+    SDKs retry 429 and 5xx by default, so each retry consumes another step.
+    `retry_after_ms` keeps those retries fast; set it to None to send no hint.
+    """
+
+    kind: Literal["fault"] = "fault"
+    status: int = Field(default=500, ge=400, le=599)
+    message: str = "turnlaw: scripted fault"
+    body: Any = Field(default=None, description="Send this JSON body instead of the dialect's.")
+    headers: dict[str, str] = Field(default_factory=dict)
+    retry_after_ms: int | None = 1
+
+
+class StreamError(_Step):
+    """Start a normal streamed reply, then fail in the middle of it.
+
+    `mode="event"` sends the provider's own in-stream error event; `"disconnect"`
+    cuts the connection. Sent to a non-streaming request, it is a 500 instead.
+    """
+
+    kind: Literal["stream_error"] = "stream_error"
+    text: str = "partial answer"
+    after_events: int = Field(default=2, ge=0, description="Events sent before the failure.")
+    message: str = "turnlaw: scripted stream failure"
+    mode: Literal["event", "disconnect"] = "disconnect"
+
+
+ReplyStep = Annotated[Text | ToolCalls | Fault | StreamError, Field(discriminator="kind")]
+
+
+class Hold(_Step):
+    """Park the reply until the test calls `release()`.
+
+    The test can `await hold.arrived()` to know the request reached the provider, which
+    is what the timing laws (a second run while one is in flight) need.
+    """
+
+    kind: Literal["hold"] = "hold"
+    then: ReplyStep
+    _arrived: Signal = PrivateAttr(default_factory=Signal)
+    _released: Signal = PrivateAttr(default_factory=Signal)
+    _request: RequestIR | None = PrivateAttr(default=None)
+
+    def release(self) -> None:
+        self._released.set()
+
+    @property
+    def is_released(self) -> bool:
+        return self._released.is_set()
+
+    @property
+    def has_arrived(self) -> bool:
+        return self._arrived.is_set()
+
+    @property
+    def request(self) -> RequestIR | None:
+        """The request that is being held, once it arrived."""
+        return self._request
+
+    async def arrived(self, timeout: float = 10.0) -> RequestIR:
+        """Wait until the held request has reached the provider and return it."""
+        if not await self._arrived.wait_async(timeout):
+            raise HoldTimeoutError(self, timeout)
+        assert self._request is not None
+        return self._request
+
+    def wait_arrived(self, timeout: float = 10.0) -> RequestIR:
+        """Blocking twin of `arrived()`, for synchronous tests."""
+        if not self._arrived.wait(timeout):
+            raise HoldTimeoutError(self, timeout)
+        assert self._request is not None
+        return self._request
+
+    def _mark_arrived(self, request: RequestIR | None) -> None:
+        self._request = request
+        self._arrived.set()
+
+
+class React(BaseModel):
+    """Compute the reply from the request IR. Python only: it has no file form."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    kind: Literal["react"] = "react"
+    label: str | None = None
+    fn: Callable[[RequestIR], Text | ToolCalls | Fault | StreamError | Hold]
+
+
+FileStep = Annotated[Text | ToolCalls | Fault | StreamError | Hold, Field(discriminator="kind")]
+Step = Text | ToolCalls | Fault | StreamError | Hold | React
+
+
+class Match(BaseModel):
+    """Which requests a script answers. Empty matches everything."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    model: str | None = None
+    dialect: Dialect | None = None
+
+    def accepts(self, request: RequestIR) -> bool:
+        return (self.model is None or self.model == request.model) and (
+            self.dialect is None or self.dialect == request.dialect
+        )
+
+
+class ScriptSpec(BaseModel):
+    """One script as written in a script file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "default"
+    match: Match = Field(default_factory=Match)
+    allow_unused: bool = False
+    steps: list[FileStep]
+
+
+class ScriptFile(BaseModel):
+    """The file format of `serve --script`: a version and one or more scripts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: Literal[1] = 1
+    scripts: list[ScriptSpec] = Field(min_length=1)
+
+
+class ScriptFileError(ValueError):
+    """A script file that cannot be used; the message names the step that is wrong."""
+
+
+def load_script_file(path: str | Path) -> ScriptFile:
+    """Read and validate a script file (a ScriptFile object, or a bare list of steps)."""
+    source = Path(path)
+    try:
+        data = json.loads(source.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ScriptFileError(f"{source}: cannot read the script file: {error}") from error
+    except json.JSONDecodeError as error:
+        raise ScriptFileError(f"{source}: not valid JSON: {error}") from error
+    if isinstance(data, list):
+        data = {"scripts": [{"steps": data}]}
+    try:
+        return ScriptFile.model_validate(data)
+    except ValidationError as error:
+        raise ScriptFileError(_describe_validation(source, data, error)) from error
+
+
+def _describe_validation(source: Path, data: Any, error: ValidationError) -> str:
+    lines = [f"{source}: invalid script file"]
+    for problem in error.errors(include_url=False):
+        loc = list(problem["loc"])
+        where = _location(loc, data)
+        lines.append(f"  {where}: {problem['msg']}")
+    return "\n".join(lines)
+
+
+def _location(loc: list[int | str], data: Any) -> str:
+    """Turn a pydantic error location into `script 'main', step 3 (text), field 'text'`."""
+    if len(loc) >= 4 and loc[0] == "scripts" and loc[2] == "steps":
+        script_index, step_index = loc[1], loc[3]
+        name = "default"
+        kind = "?"
+        try:
+            spec = data["scripts"][script_index]
+            name = spec.get("name", name)
+            kind = spec["steps"][step_index].get("kind", "no kind")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            pass
+        rest = [part for part in loc[4:] if part != kind]
+        field = f", field '{'.'.join(map(str, rest))}'" if rest else ""
+        return f"script '{name}', step {step_index} ({kind}){field}"
+    return ".".join(map(str, loc)) or "file"
+
+
+_STEP_ADAPTER: TypeAdapter[FileStep] = TypeAdapter(FileStep)
+
+
+def parse_steps(steps: Sequence[Step | dict[str, Any]]) -> list[Step]:
+    """Accept step objects or their dict form, so tests can paste JSON."""
+    return [s if isinstance(s, BaseModel) else _STEP_ADAPTER.validate_python(s) for s in steps]
+
+
+class HoldTimeoutError(TimeoutError):
+    """The held request never reached the provider."""
+
+    def __init__(self, hold: Hold, timeout: float) -> None:
+        name = f" '{hold.label}'" if hold.label else ""
+        super().__init__(
+            f"hold{name}: no request reached the provider within {timeout:g}s; "
+            "did the runtime call the model, and is it pointed at this provider's base URL?"
+        )
+
+
+def text(content: str, **options: Any) -> Text:
+    """`text("Table booked.")` — shorthand for `Text(text=...)`."""
+    return Text(text=content, **options)
+
+
+def tool_call(name: str, arguments: dict[str, Any] | None = None, **options: Any) -> ToolCalls:
+    """One tool call: `tool_call("echo", {"text": "hi"})`."""
+    return ToolCalls(calls=[Call(name=name, arguments=arguments or {})], **options)
+
+
+def parallel_calls(*calls: tuple[str, dict[str, Any]], **options: Any) -> ToolCalls:
+    """Several tool calls in one reply: `parallel_calls(("a", {}), ("b", {"x": 1}))`."""
+    return ToolCalls(calls=[Call(name=n, arguments=a) for n, a in calls], **options)

@@ -1,0 +1,201 @@
+"""The recorder: every request the runtime sent, exactly, in arrival order.
+
+This is the evidence every law is judged on, so it keeps the parsed body with its key
+order, the IR view of it, which scripted step answered, and what was wrong with it.
+Credentials are redacted on the way in, not on the way out: a key is never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .ir import Dialect, RequestIR
+
+REDACTED = "<redacted>"
+CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
+RECORDED_HEADERS = frozenset(
+    {"content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta"}
+    | CREDENTIAL_HEADERS
+)
+
+FindingKind = Literal[
+    "exhausted",
+    "unmatched",
+    "malformed",
+    "unknown_endpoint",
+    "invariant",
+    "hold_expired",
+    "unused_steps",
+]
+
+
+class Finding(BaseModel):
+    """Something the provider saw that should fail the test."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: FindingKind
+    message: str
+    seq: int | None = None
+
+
+class StepRef(BaseModel):
+    """Which scripted step answered an exchange."""
+
+    model_config = ConfigDict(frozen=True)
+
+    script: str
+    index: int
+    kind: str
+    label: str | None = None
+
+
+class Exchange(BaseModel):
+    """One request and how the fake answered it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    seq: int
+    dialect: Dialect | None
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    ir: RequestIR | None
+    step: StepRef | None
+    status: int
+    arrived_at: float = Field(description="time.monotonic() at arrival")
+    finished_at: float | None = Field(default=None, description="when the reply was fully sent")
+    findings: list[Finding] = Field(default_factory=list)
+
+    @property
+    def duration(self) -> float | None:
+        return None if self.finished_at is None else self.finished_at - self.arrived_at
+
+
+def recorded_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """The allow-listed headers, credentials replaced by a marker."""
+    kept: dict[str, str] = {}
+    for name, value in headers.items():
+        key = name.lower()
+        if key in RECORDED_HEADERS:
+            kept[key] = REDACTED if key in CREDENTIAL_HEADERS else value
+    return dict(sorted(kept.items()))
+
+
+class WireLog:
+    """Thread-safe, append-only record of exchanges, with query helpers for tests."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._exchanges: list[Exchange] = []
+        self._secrets: set[str] = set()
+
+    def _append(self, exchange: Exchange) -> None:
+        with self._lock:
+            self._exchanges.append(exchange)
+
+    def _add_secret(self, value: str) -> None:
+        if len(value) >= 4:
+            with self._lock:
+                self._secrets.add(value)
+
+    def __len__(self) -> int:
+        return len(self._exchanges)
+
+    def __iter__(self) -> Iterator[Exchange]:
+        return iter(list(self._exchanges))
+
+    @property
+    def exchanges(self) -> list[Exchange]:
+        return list(self._exchanges)
+
+    @property
+    def requests(self) -> list[RequestIR]:
+        """The IR of every well-formed model request, in arrival order."""
+        return [e.ir for e in self._exchanges if e.ir is not None]
+
+    @property
+    def last(self) -> RequestIR:
+        """The most recent model request; an AssertionError names the problem if none came."""
+        requests = self.requests
+        if not requests:
+            raise AssertionError("the fake provider received no model request")
+        return requests[-1]
+
+    def user_texts(self, index: int = -1) -> list[str]:
+        """User texts of one request (default: the last), oldest first."""
+        requests = self.requests
+        if not requests:
+            raise AssertionError("the fake provider received no model request")
+        return requests[index].user_texts()
+
+    def for_model(self, model: str) -> list[RequestIR]:
+        return [r for r in self.requests if r.model == model]
+
+    def export_data(self) -> list[dict[str, Any]]:
+        """Plain data for snapshots: no timings, and volatile values normalized."""
+        normalizer = _Normalizer(self._secrets)
+        return [normalizer.value(_exchange_record(e)) for e in self._exchanges]
+
+    def export(self) -> str:
+        """Deterministic pretty JSON of the whole log (see `export_data`)."""
+        return json.dumps(self.export_data(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _exchange_record(exchange: Exchange) -> dict[str, Any]:
+    return {
+        "seq": exchange.seq,
+        "dialect": exchange.dialect.value if exchange.dialect else None,
+        "method": exchange.method,
+        "path": exchange.path,
+        "status": exchange.status,
+        "step": exchange.step.model_dump(exclude_none=True) if exchange.step else None,
+        "headers": exchange.headers,
+        "body": exchange.body,
+        "ir": exchange.ir.model_dump(mode="json", exclude={"raw"}) if exchange.ir else None,
+        "findings": [f.model_dump(mode="json", exclude_none=True) for f in exchange.findings],
+    }
+
+
+_VOLATILE = [
+    (
+        re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
+        "<uuid>",
+    ),
+    (
+        re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?"),
+        "<timestamp>",
+    ),
+    (re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"), r"\1:<port>"),
+    (re.compile(r"\b(?:sk|sk-ant|pk|rk)-[A-Za-z0-9_\-]{8,}"), REDACTED),
+]
+
+
+class _Normalizer:
+    """Rewrite volatile values inside every string of a JSON-like value."""
+
+    def __init__(self, secrets: set[str]) -> None:
+        self._secrets = sorted(secrets, key=len, reverse=True)
+
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value
+
+    def text(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        for pattern, replacement in _VOLATILE:
+            text = pattern.sub(replacement, text)
+        return text

@@ -1,0 +1,44 @@
+"""turnlaw's automation. `nox` runs the default set: the tests and the lint.
+
+Sessions use uv when it is installed (`pip install "nox[uv]"`), else virtualenv.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.sessions = ["tests", "lint"]
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The test suite (pytest on tests/). Extra arguments go to pytest."""
+    session.install("-e", ".[test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff on everything, mypy --strict on the packages."""
+    session.install("-e", ".[test,lint]")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
+
+
+@nox.session(python=PYTHON)
+def demo(session: nox.Session) -> None:
+    """The provider demo: real SDKs against the loopback fake, then the recorded wire."""
+    session.install("-e", ".[test]")
+    session.run("python", "examples/wire_demo.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def benchmarks(session: nox.Session) -> None:
+    """Cost of the fake against bare baselines, side by side, as ratios."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "benchmarks", *session.posargs)

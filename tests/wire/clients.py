@@ -1,0 +1,30 @@
+"""Official SDK clients pointed at a fake provider, retries off unless asked for."""
+
+from __future__ import annotations
+
+import anthropic
+import openai
+
+from conformance.wire import ScriptedProvider
+from tests.conftest import API_KEY
+
+
+def base_url(provider: ScriptedProvider) -> str:
+    assert provider.base_url, "provider is not attached to a transport"
+    return provider.base_url
+
+
+def openai_client(provider: ScriptedProvider, *, max_retries: int = 0) -> openai.AsyncOpenAI:
+    return openai.AsyncOpenAI(base_url=base_url(provider), api_key=API_KEY, max_retries=max_retries)
+
+
+def openai_sync(provider: ScriptedProvider, *, max_retries: int = 0) -> openai.OpenAI:
+    return openai.OpenAI(base_url=base_url(provider), api_key=API_KEY, max_retries=max_retries)
+
+
+def anthropic_client(
+    provider: ScriptedProvider, *, max_retries: int = 0
+) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(
+        base_url=base_url(provider), api_key=API_KEY, max_retries=max_retries
+    )
