@@ -18,22 +18,27 @@ from typing import Any
 
 from . import dialects
 from ._plan import Plan, RawRequest, json_plan
-from .dialects._base import DialectCodec, ReplyIds, WireFormatError
+from ._rendering import render_step
+from .dialects._base import DialectCodec, WireFormatError
 from .invariants import check_request
-from .ir import AssistantReply, Dialect, RequestIR, Usage
+from .ir import Dialect, RequestIR
 from .script import (
-    Fault,
     Hold,
     Match,
     React,
     ScriptFile,
     Step,
-    StreamError,
-    Text,
-    ToolCalls,
     parse_steps,
 )
-from .wirelog import CREDENTIAL_HEADERS, Exchange, Finding, StepRef, WireLog, recorded_headers
+from .wirelog import (
+    Exchange,
+    Finding,
+    StepRef,
+    WireLog,
+    credentials,
+    recorded_headers,
+    scrub,
+)
 
 DEFAULT_MODELS = ("turnlaw-fake",)
 
@@ -86,7 +91,7 @@ class ScriptedProvider:
         hold_limit: float = 60.0,
     ) -> None:
         self.wire = WireLog()
-        self.base_url: str | None = None  # set by the transport that serves this provider
+        self._base_url: str | None = None
         self.check_invariants = check_invariants
         self.hold_limit = hold_limit
         self._allow_unused = allow_unused
@@ -96,6 +101,17 @@ class ScriptedProvider:
         self._seq = 0
         if steps is not None:
             self.script(steps)
+
+    @property
+    def base_url(self) -> str | None:
+        """Where runtimes should send requests; set by the transport serving this provider."""
+        return self._base_url
+
+    @base_url.setter
+    def base_url(self, url: str | None) -> None:
+        self._base_url = url
+        if url:  # a port or test host in a recording is noise: exports say <provider>
+            self.wire._add_literal(url.removesuffix("/v1"), "<provider>")
 
     # -- scripting -------------------------------------------------------------------
 
@@ -193,7 +209,7 @@ class ScriptedProvider:
         with self._lock:
             self._seq += 1
             seq = self._seq
-        secrets = _credentials(raw.headers)
+        secrets = credentials(raw.headers)
         for secret in secrets:
             self.wire._add_secret(secret)
         path = _route_path(raw.path)
@@ -239,7 +255,7 @@ class ScriptedProvider:
             return self._refuse(
                 exchange, "malformed", f"turnlaw: body is not valid JSON: {error}", 400, codec
             )
-        exchange.body = _scrub(body, secrets, raw.body)
+        exchange.body = scrub(body, secrets, raw.body)
         try:
             request = codec.parse_request(exchange.body)
         except WireFormatError as error:
@@ -286,59 +302,9 @@ class ScriptedProvider:
                 return self._refuse(exchange, "malformed", message, 500, codec)
         if isinstance(step, Hold):
             hold, step = step, step.then
-        plan = self._render(step, request, codec, exchange.seq)
+        plan = render_step(step, request, codec, exchange.seq)
         plan.hold = hold
         plan.hold_limit = self.hold_limit
-        return plan
-
-    def _render(
-        self,
-        step: Text | ToolCalls | Fault | StreamError,
-        request: RequestIR,
-        codec: DialectCodec,
-        seq: int,
-    ) -> Plan:
-        ids = ReplyIds(seq=seq, created=int(time.time()))
-        if isinstance(step, Fault):
-            body = (
-                step.body
-                if step.body is not None
-                else codec.render_error(step.status, step.message)
-            )
-            plan = json_plan(step.status, body)
-            if step.retry_after_ms is not None:
-                plan.headers.append(("retry-after-ms", str(step.retry_after_ms)))
-            plan.headers.extend(step.headers.items())
-        elif isinstance(step, StreamError):
-            if not request.stream:
-                plan = json_plan(500, codec.render_error(500, step.message))
-            else:
-                reply = AssistantReply(text=step.text, usage=_estimate(request, step.text))
-                events = codec.render_sse(reply, request, ids)[: step.after_events]
-                if step.mode == "event":
-                    events += codec.render_stream_error(step.message, ids)
-                plan = Plan.sse(events, disconnect=step.mode == "disconnect")
-        else:
-            if isinstance(step, Text):
-                reply = AssistantReply(
-                    text=step.text,
-                    usage=step.usage or _estimate(request, step.text),
-                    stop_reason=step.stop_reason,
-                )
-            else:
-                calls = step.tool_calls()
-                reply = AssistantReply(
-                    text=step.text,
-                    tool_calls=calls,
-                    usage=step.usage or _estimate(request, step.text, calls),
-                    stop_reason="tool_use",
-                )
-            if request.stream:
-                plan = Plan.sse(codec.render_sse(reply, request, ids))
-            else:
-                plan = json_plan(200, codec.render_json(reply, request, ids))
-        plan.delay = step.delay
-        plan.headers.append(("x-request-id", f"req_turnlaw_{seq:06d}"))
         return plan
 
     def _refuse(
@@ -368,47 +334,6 @@ def _route_path(path: str) -> str:
     while bare.startswith("/v1/v1/"):  # an Anthropic client given the OpenAI-style base URL
         bare = bare[3:]
     return bare if bare.startswith("/v1/") or bare == "/v1" else "/v1" + bare
-
-
-def _credentials(headers: Any) -> list[str]:
-    found = []
-    for name, value in headers.items():
-        if name.lower() in CREDENTIAL_HEADERS and value:
-            found.append(value)
-            scheme, _, token = value.partition(" ")
-            if token and scheme.lower() == "bearer":
-                found.append(token)
-    return found
-
-
-def _scrub(body: Any, secrets: list[str], raw: bytes) -> Any:
-    """Replace any credential the runtime copied into the body (rare, so checked cheaply)."""
-    present = [s for s in secrets if s.encode() in raw]
-    if not present:
-        return body
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, str):
-            for secret in present:
-                value = value.replace(secret, "<redacted>")
-            return value
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        return value
-
-    return clean(body)
-
-
-def _estimate(request: RequestIR, text: str, calls: Sequence[Any] = ()) -> Usage:
-    """Deterministic token counts: whitespace-separated words, never zero."""
-    shown = [request.system, *(m.text for m in request.messages)]
-    produced = [text, *(json.dumps(c.arguments) for c in calls)]
-    return Usage(
-        input_tokens=max(1, sum(len(t.split()) for t in shown)),
-        output_tokens=max(1, sum(len(t.split()) for t in produced)),
-    )
 
 
 def _models_body(models: Sequence[str], headers: Any) -> Any:

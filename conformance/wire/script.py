@@ -227,7 +227,7 @@ def _location(loc: list[int | str], data: Any) -> str:
             kind = spec["steps"][step_index].get("kind", "no kind")
         except (KeyError, IndexError, TypeError, AttributeError):
             pass
-        rest = [part for part in loc[4:] if part != kind]
+        rest = loc[5:] if loc[4:5] == [kind] else loc[4:]  # drop the union's tag level
         field = f", field '{'.'.join(map(str, rest))}'" if rest else ""
         return f"script '{name}', step {step_index} ({kind}){field}"
     return ".".join(map(str, loc)) or "file"

@@ -89,6 +89,37 @@ def recorded_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return dict(sorted(kept.items()))
 
 
+def credentials(headers: Any) -> list[str]:
+    found: list[str] = []
+    for name, value in headers.items():
+        if name.lower() in CREDENTIAL_HEADERS and value:
+            found.append(value)
+            scheme, _, token = value.partition(" ")
+            if token and scheme.lower() == "bearer":
+                found.append(token)
+    return found
+
+
+def scrub(body: Any, secrets: list[str], raw: bytes) -> Any:
+    """Replace any credential the runtime copied into the body (rare, so checked cheaply)."""
+    present = [s for s in secrets if s.encode() in raw]
+    if not present:
+        return body
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            for secret in present:
+                value = value.replace(secret, REDACTED)
+            return value
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return clean(body)
+
+
 class WireLog:
     """Thread-safe, append-only record of exchanges, with query helpers for tests."""
 
@@ -96,6 +127,7 @@ class WireLog:
         self._lock = threading.Lock()
         self._exchanges: list[Exchange] = []
         self._secrets: set[str] = set()
+        self._literals: dict[str, str] = {}
 
     def _append(self, exchange: Exchange) -> None:
         with self._lock:
@@ -105,6 +137,10 @@ class WireLog:
         if len(value) >= 4:
             with self._lock:
                 self._secrets.add(value)
+
+    def _add_literal(self, value: str, replacement: str) -> None:
+        with self._lock:
+            self._literals[value] = replacement
 
     def __len__(self) -> int:
         return len(self._exchanges)
@@ -141,7 +177,8 @@ class WireLog:
 
     def export_data(self) -> list[dict[str, Any]]:
         """Plain data for snapshots: no timings, and volatile values normalized."""
-        normalizer = _Normalizer(self._secrets)
+        literals = {secret: REDACTED for secret in self._secrets} | self._literals
+        normalizer = _Normalizer(literals)
         return [normalizer.value(_exchange_record(e)) for e in self._exchanges]
 
     def export(self) -> str:
@@ -181,8 +218,8 @@ _VOLATILE = [
 class _Normalizer:
     """Rewrite volatile values inside every string of a JSON-like value."""
 
-    def __init__(self, secrets: set[str]) -> None:
-        self._secrets = sorted(secrets, key=len, reverse=True)
+    def __init__(self, literals: dict[str, str]) -> None:
+        self._literals = sorted(literals.items(), key=lambda item: len(item[0]), reverse=True)
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -194,8 +231,8 @@ class _Normalizer:
         return value
 
     def text(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, REDACTED)
+        for literal, replacement in self._literals:
+            text = text.replace(literal, replacement)
         for pattern, replacement in _VOLATILE:
             text = pattern.sub(replacement, text)
         return text

@@ -25,13 +25,15 @@ _HIDDEN_HISTORY = (
     "server-side history would be invisible on the wire, so turnlaw cannot see what the "
     "model was shown; send the full conversation in `input` instead"
 )
-_ERROR_KINDS = {
+# (type, code) as api.openai.com sends them, kept identical to the Chat dialect's table.
+_ERROR_KINDS: dict[int, tuple[str, str | None]] = {
     400: ("invalid_request_error", None),
     401: ("invalid_request_error", "invalid_api_key"),
-    404: ("invalid_request_error", None),
+    403: ("invalid_request_error", None),
+    404: ("invalid_request_error", "model_not_found"),
     429: ("requests", "rate_limit_exceeded"),
     500: ("server_error", None),
-    503: ("server_error", None),
+    503: ("service_unavailable_error", "server_is_overloaded"),
 }
 
 

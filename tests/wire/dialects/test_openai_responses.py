@@ -6,6 +6,7 @@ shape the SDK would reject (or silently mis-read) fails here rather than in a ru
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -199,20 +200,22 @@ def test_parse_string_input_is_one_user_message() -> None:
 
 
 def test_function_calls_on_their_own_form_one_assistant_turn() -> None:
-    got = parse(
-        {
-            "model": "m",
-            "input": [
-                {"role": "user", "content": "go"},
-                {"type": "reasoning", "id": "rs", "summary": []},
-                {"type": "function_call", "call_id": "c1", "name": "a", "arguments": "{}"},
-                {"type": "function_call", "call_id": "c2", "name": "b", "arguments": "not json"},
-                {"type": "function_call_output", "call_id": "c1", "output": "1"},
-                {"type": "function_call_output", "call_id": "c2", "output": "2"},
-                {"type": "function_call", "call_id": "c3", "name": "a", "arguments": "[1]"},
-            ],
-        }
-    )
+    body: dict[str, Any] = {
+        "model": "m",
+        "input": [
+            {"role": "user", "content": "go"},
+            {"type": "reasoning", "id": "rs", "summary": []},
+            {"type": "function_call", "call_id": "c1", "name": "a", "arguments": "{}"},
+            {"type": "function_call", "call_id": "c2", "name": "b", "arguments": "not json"},
+            {"type": "function_call_output", "call_id": "c1", "output": "1"},
+            {"type": "function_call_output", "call_id": "c2", "output": "2"},
+            {"type": "function_call", "call_id": "c3", "name": "a", "arguments": "[1]"},
+        ],
+    }
+    snapshot = copy.deepcopy(body)
+    got = parse(body)
+    assert body == snapshot
+    assert got.raw == body
     assert [m.role for m in got.messages] == ["user", "assistant", "tool", "tool", "assistant"]
     first = got.messages[1]
     assert first.text == ""
@@ -635,7 +638,7 @@ async def test_sse_max_tokens_ends_with_response_incomplete() -> None:
         (404, openai.NotFoundError, "invalid_request_error"),
         (429, openai.RateLimitError, "requests"),
         (500, openai.InternalServerError, "server_error"),
-        (503, openai.InternalServerError, "server_error"),
+        (503, openai.InternalServerError, "service_unavailable_error"),
     ],
 )
 async def test_error_body_raises_the_sdk_exception(

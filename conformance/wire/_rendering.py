@@ -1,0 +1,73 @@
+"""Render a reply step into a Plan: the bytes a dialect would send for it.
+
+Kept apart from the provider, which only decides *which* step answers; this module
+decides *what that step looks like* on the wire, for JSON and SSE alike.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ._plan import Plan, json_plan
+from .dialects._base import DialectCodec, ReplyIds
+from .ir import AssistantReply, RequestIR, Usage
+from .script import Fault, StreamError, Text, ToolCalls
+
+
+def render_step(
+    step: Text | ToolCalls | Fault | StreamError,
+    request: RequestIR,
+    codec: DialectCodec,
+    seq: int,
+) -> Plan:
+    ids = ReplyIds(seq=seq, created=int(time.time()))
+    if isinstance(step, Fault):
+        body = step.body if step.body is not None else codec.render_error(step.status, step.message)
+        plan = json_plan(step.status, body)
+        if step.retry_after_ms is not None:
+            plan.headers.append(("retry-after-ms", str(step.retry_after_ms)))
+        plan.headers.extend(step.headers.items())
+    elif isinstance(step, StreamError):
+        if not request.stream:
+            plan = json_plan(500, codec.render_error(500, step.message))
+        else:
+            reply = AssistantReply(text=step.text, usage=estimate_usage(request, step.text))
+            events = codec.render_sse(reply, request, ids)[: step.after_events]
+            if step.mode == "event":
+                events += codec.render_stream_error(step.message, ids)
+            plan = Plan.sse(events, disconnect=step.mode == "disconnect")
+    else:
+        if isinstance(step, Text):
+            reply = AssistantReply(
+                text=step.text,
+                usage=step.usage or estimate_usage(request, step.text),
+                stop_reason=step.stop_reason,
+            )
+        else:
+            calls = step.tool_calls()
+            reply = AssistantReply(
+                text=step.text,
+                tool_calls=calls,
+                usage=step.usage or estimate_usage(request, step.text, calls),
+                stop_reason="tool_use",
+            )
+        if request.stream:
+            plan = Plan.sse(codec.render_sse(reply, request, ids))
+        else:
+            plan = json_plan(200, codec.render_json(reply, request, ids))
+    plan.delay = step.delay
+    plan.headers.append(("x-request-id", f"req_turnlaw_{seq:06d}"))
+    return plan
+
+
+def estimate_usage(request: RequestIR, text: str, calls: Sequence[Any] = ()) -> Usage:
+    """Deterministic token counts: whitespace-separated words, never zero."""
+    shown = [request.system, *(m.text for m in request.messages)]
+    produced = [text, *(json.dumps(c.arguments) for c in calls)]
+    return Usage(
+        input_tokens=max(1, sum(len(t.split()) for t in shown)),
+        output_tokens=max(1, sum(len(t.split()) for t in produced)),
+    )

@@ -1,0 +1,121 @@
+"""Bad input gets a clear answer and a finding; the server never dies on it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import anthropic
+import httpx
+import pytest
+
+from conformance.wire import (
+    LoopbackServer,
+    ScriptedProvider,
+    ScriptFileError,
+    load_script_file,
+    text,
+)
+from tests.wire.clients import anthropic_client, openai_client
+
+
+async def test_garbage_then_good_requests_on_one_server() -> None:
+    provider = ScriptedProvider([text("still alive")])
+    with LoopbackServer(provider):
+        async with httpx.AsyncClient(base_url=provider.base_url or "") as client:
+            not_json = await client.post("/chat/completions", content=b"{nope")
+            no_messages = await client.post("/chat/completions", json={"model": "m"})
+            unknown = await client.post("/embeddings", json={})
+            wrong_method = await client.get("/chat/completions")
+            truncated = await client.post(
+                "/messages", content=b'{"model": "c", "messages": [', headers={"x-api-key": "k"}
+            )
+        good = await openai_client(provider).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "x"}]
+        )
+    assert good.choices[0].message.content == "still alive"
+    assert not_json.status_code == 400 and "not valid JSON" in not_json.text
+    assert no_messages.status_code == 400 and "messages" in no_messages.json()["error"]["message"]
+    assert unknown.status_code == 404
+    served = unknown.json()["error"]["message"]
+    for endpoint in ("POST /v1/chat/completions", "POST /v1/responses", "POST /v1/messages"):
+        assert endpoint in served
+    assert wrong_method.status_code == 405
+    assert truncated.status_code == 400 and truncated.json()["type"] == "error"
+    kinds = [f.kind for f in provider.findings]
+    assert kinds == ["malformed", "malformed", "unknown_endpoint", "unknown_endpoint", "malformed"]
+
+
+async def test_malformed_body_names_the_field() -> None:
+    from conformance.wire import InProcess
+
+    provider = ScriptedProvider([text("never sent")], allow_unused=True)
+    with InProcess(provider), pytest.raises(anthropic.BadRequestError, match="max_tokens"):
+        await anthropic_client(provider).messages.create(
+            model="c",
+            max_tokens=5,
+            messages=[{"role": "user", "content": "x"}],
+            extra_body={"max_tokens": "lots"},
+        )
+    (finding,) = provider.findings
+    assert finding.kind == "malformed" and "max_tokens" in finding.message
+
+
+async def test_models_endpoint_speaks_both_dialects(provider: ScriptedProvider) -> None:
+    provider.script([], model="gpt-test")
+    listed = [m.id async for m in openai_client(provider).models.list()]
+    anthropic_listed = [m.id async for m in anthropic_client(provider).models.list()]
+    assert listed == anthropic_listed == ["gpt-test"]
+
+
+def write(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_script_file_round_trip(tmp_path: Path) -> None:
+    data = {
+        "version": 1,
+        "scripts": [
+            {"name": "billing", "match": {"model": "b"}, "steps": [{"kind": "text", "text": "hi"}]},
+            {"steps": [{"kind": "hold", "label": "h", "then": {"kind": "fault", "status": 429}}]},
+        ],
+    }
+    loaded = load_script_file(write(tmp_path, data))
+    assert [s.name for s in loaded.scripts] == ["billing", "default"]
+    provider = ScriptedProvider()
+    provider.load(loaded)
+    assert provider.hold("h").then.kind == "fault"
+    bare = load_script_file(write(tmp_path, [{"kind": "text", "text": "only"}]))
+    assert bare.scripts[0].steps[0].kind == "text"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"scripts": [{"name": "main", "steps": [{"kind": "text"}]}]},
+            "script 'main', step 0 (text), field 'text': Field required",
+        ),
+        (
+            [{"kind": "text", "text": "ok"}, {"kind": "tool_calls", "calls": []}],
+            "script 'default', step 1 (tool_calls), field 'calls'",
+        ),
+        ([{"kind": "teleport"}], "step 0 (teleport)"),
+        ([{"kind": "fault", "status": 200}], "field 'status': Input should be greater than"),
+        ({"version": 2, "scripts": []}, "version"),
+    ],
+)
+def test_invalid_script_file_names_the_step(tmp_path: Path, data: object, message: str) -> None:
+    with pytest.raises(ScriptFileError) as raised:
+        load_script_file(write(tmp_path, data))
+    assert message in str(raised.value)
+
+
+def test_unreadable_script_file(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ScriptFileError, match="not valid JSON"):
+        load_script_file(tmp_path / "bad.json")
+    with pytest.raises(ScriptFileError, match="cannot read"):
+        load_script_file(tmp_path / "missing.json")

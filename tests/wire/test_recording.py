@@ -1,0 +1,108 @@
+"""The recorder: redaction, header allow-list, deterministic export, transport parity."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from conformance.wire import InProcess, LoopbackServer, ScriptedProvider, text, tool_call
+from tests.conftest import API_KEY
+from tests.wire.clients import anthropic_client, openai_client
+
+
+def everything_recorded(provider: ScriptedProvider) -> str:
+    dumped = [e.model_dump(mode="json") for e in provider.wire]
+    return json.dumps(dumped) + provider.wire.export() + repr(provider.wire.exchanges)
+
+
+async def test_keys_never_reach_the_log_or_the_export(provider: ScriptedProvider) -> None:
+    provider.script([text("a"), text("b")])
+    await openai_client(provider).chat.completions.create(
+        model="m", messages=[{"role": "user", "content": f"my key is {API_KEY}, keep it safe"}]
+    )
+    await anthropic_client(provider).messages.create(
+        model="c", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
+    )
+    recorded = everything_recorded(provider)
+    assert API_KEY not in recorded
+    openai_exchange, anthropic_exchange = provider.wire.exchanges
+    assert openai_exchange.headers["authorization"] == "<redacted>"
+    assert anthropic_exchange.headers["authorization"] == "<redacted>"  # anthropic>=2 sends Bearer
+    assert "anthropic-version" in anthropic_exchange.headers
+    assert "user-agent" not in openai_exchange.headers  # not on the allow-list
+    assert provider.wire.last.raw["messages"][0]["content"] == "hi"
+    assert openai_exchange.body["messages"][0]["content"] == "my key is <redacted>, keep it safe"
+
+
+@pytest.mark.parametrize("header", ["api-key", "x-api-key", "X-Api-Key"])
+async def test_other_credential_headers_are_redacted(header: str) -> None:
+    provider = ScriptedProvider([text("a")])
+    with InProcess(provider):
+        async with httpx.AsyncClient() as client:
+            response = await client.post(
+                f"{provider.base_url}/chat/completions",
+                headers={header: "plain-SECRET-key-value"},
+                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            )
+    assert response.status_code == 200
+    assert "plain-SECRET-key-value" not in everything_recorded(provider)
+    assert provider.wire.exchanges[0].headers[header.lower()] == "<redacted>"
+
+
+async def scenario(provider: ScriptedProvider) -> None:
+    client = openai_client(provider)
+    tools: Any = [{"type": "function", "function": {"name": "echo", "parameters": {}}}]
+    first = await client.chat.completions.create(
+        model="m",
+        messages=[
+            {"role": "system", "content": "Session 3f2b8c1e-0d4a-4b7e-9c6f-2a1b3c4d5e6f"},
+            {"role": "user", "content": f"sent at 2026-11-30T03:44:14Z from {provider.base_url}"},
+        ],
+        tools=tools,
+    )
+    call = first.choices[0].message.tool_calls[0]  # type: ignore[index]
+    await client.chat.completions.create(
+        model="m",
+        stream=True,
+        messages=[
+            {"role": "user", "content": "again"},
+            first.choices[0].message.model_dump(exclude_none=True),  # type: ignore[list-item]
+            {"role": "tool", "tool_call_id": call.id, "content": "echoed"},
+        ],
+        tools=tools,
+    )
+
+
+async def export_after(transport: type) -> str:
+    provider = ScriptedProvider([tool_call("echo", {"text": "x"}), text("done")])
+    with transport(provider):
+        await scenario(provider)
+    provider.verify()
+    return provider.wire.export()
+
+
+async def test_export_is_deterministic_and_identical_across_transports(snapshot: Any) -> None:
+    in_process = await export_after(InProcess)
+    again = await export_after(InProcess)
+    loopback = await export_after(LoopbackServer)
+    assert in_process == again
+    assert in_process == loopback
+    for volatile in ("3f2b8c1e", "03:44:14", "turnlaw.test", "127.0.0.1"):
+        assert volatile not in in_process
+    for marker in ("<uuid>", "<timestamp>", "<provider>/v1"):
+        assert marker in in_process
+    assert in_process == snapshot  # the string, so the body keeps its key order
+
+
+@pytest.mark.parametrize("transport", [InProcess, LoopbackServer])
+async def test_ports_are_normalized(transport: type) -> None:
+    provider = ScriptedProvider([text("a")])
+    with transport(provider):
+        await openai_client(provider).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "see http://127.0.0.1:51234/x"}]
+        )
+    assert "127.0.0.1:<port>" in provider.wire.export()
+    assert "51234" not in provider.wire.export()
