@@ -1,5 +1,7 @@
 """`python -m conformance.wire serve --script FILE`: the fake provider for any language.
 
+`python -m conformance.wire schema` prints the script file's JSON Schema.
+
 Prints the base URL as the first line of stdout (so a harness can read it), serves
 until interrupted, then prints the provider's findings to stderr and exits 1 if there
 were any — the same strictness the pytest fixtures apply.
@@ -9,12 +11,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from pathlib import Path
 
 from .loopback import ProviderApp, bind_loopback, make_server
 from .provider import ScriptedProvider
-from .script import ScriptFileError, load_script_file
+from .script import ScriptFileError, load_script_file, script_file_schema
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +28,11 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=0, help="port (default: an ephemeral one)")
     serve.add_argument("--log", type=Path, help="write the wire log export here on exit")
     serve.add_argument("--no-invariants", action="store_true", help="do not check wire invariants")
+    commands.add_parser("schema", help="print the JSON Schema of script files")
     args = parser.parse_args(argv)
+    if args.command == "schema":
+        print(json.dumps(script_file_schema(), indent=2))
+        return 0
 
     try:
         script = load_script_file(args.script)

@@ -19,8 +19,15 @@ from ._signals import Signal
 from .ir import Dialect, RequestIR, ToolCall, Usage
 
 
+def _kind_is_required(schema: dict[str, Any]) -> None:
+    """`kind` has a Python default for convenience, but a file must always say it."""
+    required = schema.setdefault("required", [])
+    if "kind" not in required:
+        required.insert(0, "kind")
+
+
 class _Step(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_kind_is_required)
 
     label: str | None = Field(default=None, description="A name for reports and for holds.")
     delay: float = Field(default=0.0, ge=0, description="Seconds to wait before answering.")
@@ -183,6 +190,14 @@ class ScriptFile(BaseModel):
 
     version: Literal[1] = 1
     scripts: list[ScriptSpec] = Field(min_length=1)
+
+
+def script_file_schema() -> dict[str, Any]:
+    """JSON Schema of the script file, for writing scripts from other languages."""
+    schema = ScriptFile.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://turnlaw.dev/schemas/script-file-v1.json"
+    return schema
 
 
 class ScriptFileError(ValueError):

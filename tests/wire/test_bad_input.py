@@ -119,3 +119,13 @@ def test_unreadable_script_file(tmp_path: Path) -> None:
         load_script_file(tmp_path / "bad.json")
     with pytest.raises(ScriptFileError, match="cannot read"):
         load_script_file(tmp_path / "missing.json")
+
+
+def test_committed_script_schema_is_current() -> None:
+    from conformance.wire.script import script_file_schema
+
+    committed = Path(__file__).parents[2] / "schemas" / "script-file-v1.json"
+    assert json.loads(committed.read_text()) == script_file_schema(), (
+        "schemas/script-file-v1.json is stale: "
+        "python -m conformance.wire schema > schemas/script-file-v1.json"
+    )
