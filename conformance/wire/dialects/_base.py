@@ -13,6 +13,28 @@ from typing import Any, Protocol
 
 from ..ir import AssistantReply, Dialect, RequestIR
 
+TEXT_PIECE = 32  # the longest text delta any dialect streams: SDKs must join several
+
+
+def compact_json(value: Any) -> str:
+    """JSON without spaces, as the real providers put it in bodies and argument strings."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def text_pieces(text: str) -> list[str]:
+    """`text` in `TEXT_PIECE`-long deltas (none for empty text), so accumulators must join."""
+    return [text[k : k + TEXT_PIECE] for k in range(0, len(text), TEXT_PIECE)]
+
+
+def halves(text: str, *, first_longer: bool = True) -> list[str]:
+    """Argument JSON in at most two non-empty deltas, so accumulators must join partial JSON.
+
+    Which half takes an odd length's extra character is part of each dialect's byte
+    output (and so of its recordings): OpenAI's streams put it first, Anthropic's second.
+    """
+    mid = (len(text) + 1) // 2 if first_longer else len(text) // 2
+    return [piece for piece in (text[:mid], text[mid:]) if piece]
+
 
 class WireFormatError(ValueError):
     """A request body the real provider would also have refused.
@@ -40,7 +62,7 @@ class SseEvent:
 
     @classmethod
     def of(cls, payload: Any, event: str | None = None) -> SseEvent:
-        return cls(data=json.dumps(payload, separators=(",", ":")), event=event)
+        return cls(data=compact_json(payload), event=event)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,7 @@ from __future__ import annotations
 from itertools import count
 from typing import Any
 
-from ._base import SseEvent
-
-_TEXT_PIECE = 32
+from ._base import SseEvent, halves, text_pieces
 
 
 def text_part(text: str) -> dict[str, Any]:
@@ -40,8 +38,7 @@ class EventLog:
             item={**item, "status": "in_progress", "content": []},
         )
         self.emit("response.content_part.added", **where, content_index=0, part=text_part(""))
-        for start in range(0, len(text), _TEXT_PIECE):
-            piece = text[start : start + _TEXT_PIECE]
+        for piece in text_pieces(text):
             self.emit(
                 "response.output_text.delta", **where, content_index=0, delta=piece, logprobs=[]
             )
@@ -58,9 +55,7 @@ class EventLog:
             output_index=index,
             item={**item, "status": "in_progress", "arguments": ""},
         )
-        half = (len(arguments) + 1) // 2
-        for piece in (arguments[:half], arguments[half:]):
-            if piece:
-                self.emit("response.function_call_arguments.delta", **where, delta=piece)
+        for piece in halves(arguments):
+            self.emit("response.function_call_arguments.delta", **where, delta=piece)
         self.emit("response.function_call_arguments.done", **where, arguments=arguments)
         self.emit("response.output_item.done", output_index=index, item=item)

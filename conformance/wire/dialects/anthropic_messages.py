@@ -6,13 +6,14 @@ accumulator read, so a runtime on the real SDK cannot tell the fake from the pro
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ..ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec
-from ._base import ReplyIds, SseEvent, WireFormatError
+from ._base import ReplyIds, SseEvent, WireFormatError, compact_json, halves, text_pieces
+from ._fields import boolean, flag, non_empty, obj, optional_array, required_str, string
 
-_TEXT_PIECE = 32
+_Parsed = TypeVar("_Parsed")
 _ROLES = ("user", "assistant", "system")
 # Status -> `error.type`, as the Messages API names them.
 _ERROR_TYPES = {
@@ -32,36 +33,14 @@ _ERROR_TYPES = {
 }
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
-
-
-def _obj(value: Any, field: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise WireFormatError(field, "expected an object")
-    return value
-
-
-def _nonempty_str(block: dict[str, Any], key: str, field: str) -> str:
-    value = block.get(key)
-    if not isinstance(value, str) or not value:
-        raise WireFormatError(f"{field}.{key}", "expected a non-empty string")
-    return value
-
-
-def _block_type(block: Any, field: str) -> tuple[dict[str, Any], str]:
-    obj = _obj(block, field)
-    kind = obj.get("type")
-    if not isinstance(kind, str) or not kind:
-        raise WireFormatError(f"{field}.type", "expected a content block type string")
-    return obj, kind
+def _block_type(raw: Any, field: str) -> tuple[dict[str, Any], str]:
+    block = obj(raw, field)
+    kind = non_empty(block.get("type"), f"{field}.type", "expected a content block type string")
+    return block, kind
 
 
 def _text_of(block: dict[str, Any], field: str) -> str:
-    text = block.get("text")
-    if not isinstance(text, str):
-        raise WireFormatError(f"{field}.text", "expected a string")
-    return text
+    return string(block.get("text"), f"{field}.text")
 
 
 def _blocks(content: Any, field: str) -> list[Any]:
@@ -85,10 +64,8 @@ def _texts_only(content: Any, field: str) -> str:
 
 
 def _tool_result(block: dict[str, Any], field: str) -> Message:
-    call_id = _nonempty_str(block, "tool_use_id", field)
-    is_error = block.get("is_error", False)
-    if not isinstance(is_error, bool):
-        raise WireFormatError(f"{field}.is_error", "expected a boolean")
+    call_id = required_str(block, "tool_use_id", field)
+    is_error = boolean(block.get("is_error", False), f"{field}.is_error")
     texts: list[str] = []
     omitted: list[str] = []
     content = block.get("content", "")
@@ -108,32 +85,48 @@ def _tool_result(block: dict[str, Any], field: str) -> Message:
 
 
 def _tool_use(block: dict[str, Any], field: str) -> ToolCall:
-    call_id = _nonempty_str(block, "id", field)
-    name = _nonempty_str(block, "name", field)
+    call_id = required_str(block, "id", field)
+    name = required_str(block, "name", field)
     if "input" not in block:
         raise WireFormatError(f"{field}.input", "required")
-    arguments = block["input"]
-    if not isinstance(arguments, dict):
-        raise WireFormatError(f"{field}.input", "expected an object")
-    return ToolCall(id=call_id, name=name, arguments=arguments)
+    return ToolCall(id=call_id, name=name, arguments=obj(block["input"], f"{field}.input"))
 
 
-def _user(content: Any, field: str) -> list[Message]:
-    """Tool results become `tool` messages in order, then one user message for the rest."""
-    results: list[Message] = []
+def _sort_blocks(
+    content: Any,
+    field: str,
+    own: tuple[str, Callable[[dict[str, Any], str], _Parsed]],
+    foreign: tuple[str, str],
+) -> tuple[list[str], list[_Parsed], list[str]]:
+    """(texts, parsed `own` blocks, omitted types) of a user or assistant turn, in order.
+
+    `own` is the block kind this role carries and its parser; `foreign` the kind that
+    belongs to the other role, with that role's name, and is refused here.
+    """
+    own_kind, parse = own
+    foreign_kind, home = foreign
     texts: list[str] = []
+    parsed: list[_Parsed] = []
     omitted: list[str] = []
     for j, raw in enumerate(_blocks(content, field)):
         at = f"{field}.{j}"
         block, kind = _block_type(raw, at)
         if kind == "text":
             texts.append(_text_of(block, at))
-        elif kind == "tool_result":
-            results.append(_tool_result(block, at))
-        elif kind == "tool_use":
-            raise WireFormatError(f"{at}.type", "tool_use blocks belong in assistant messages")
+        elif kind == own_kind:
+            parsed.append(parse(block, at))
+        elif kind == foreign_kind:
+            raise WireFormatError(f"{at}.type", f"{kind} blocks belong in {home} messages")
         else:
             omitted.append(kind)
+    return texts, parsed, omitted
+
+
+def _user(content: Any, field: str) -> list[Message]:
+    """Tool results become `tool` messages in order, then one user message for the rest."""
+    texts, results, omitted = _sort_blocks(
+        content, field, ("tool_result", _tool_result), ("tool_use", "assistant")
+    )
     if results and not texts and not omitted:
         return results
     user = Message(role="user", text="\n".join(texts), omitted_parts=tuple(omitted))
@@ -141,20 +134,9 @@ def _user(content: Any, field: str) -> list[Message]:
 
 
 def _assistant(content: Any, field: str) -> Message:
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    omitted: list[str] = []
-    for j, raw in enumerate(_blocks(content, field)):
-        at = f"{field}.{j}"
-        block, kind = _block_type(raw, at)
-        if kind == "text":
-            texts.append(_text_of(block, at))
-        elif kind == "tool_use":
-            calls.append(_tool_use(block, at))
-        elif kind == "tool_result":
-            raise WireFormatError(f"{at}.type", "tool_result blocks belong in user messages")
-        else:
-            omitted.append(kind)
+    texts, calls, omitted = _sort_blocks(
+        content, field, ("tool_use", _tool_use), ("tool_result", "user")
+    )
     return Message(
         role="assistant",
         text="\n".join(texts),
@@ -164,37 +146,19 @@ def _assistant(content: Any, field: str) -> Message:
 
 
 def _tools(raw: Any) -> tuple[ToolSpec, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise WireFormatError("tools", "expected an array")
     specs: list[ToolSpec] = []
-    for i, item in enumerate(raw):
-        tool = _obj(item, f"tools.{i}")
-        name = _nonempty_str(tool, "name", f"tools.{i}")
+    for i, item in enumerate(optional_array(raw, "tools")):
+        tool = obj(item, f"tools.{i}")
+        name = required_str(tool, "name", f"tools.{i}")
         kind = tool.get("type")
         if "input_schema" not in tool:
             if kind not in (None, "custom"):
                 continue  # a server tool (web search, bash, ...): the runtime executes nothing
             raise WireFormatError(f"tools.{i}.input_schema", "required for a custom tool")
-        schema = _obj(tool["input_schema"], f"tools.{i}.input_schema")
-        description = tool.get("description", "")
-        if not isinstance(description, str):
-            raise WireFormatError(f"tools.{i}.description", "expected a string")
+        schema = obj(tool["input_schema"], f"tools.{i}.input_schema")
+        description = string(tool.get("description", ""), f"tools.{i}.description")
         specs.append(ToolSpec(name=name, description=description, parameters=schema))
     return tuple(specs)
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    return [text[k : k + size] for k in range(0, len(text), size)]
-
-
-def _halves(text: str) -> list[str]:
-    """Argument JSON in at most two deltas, so accumulators must join partial JSON."""
-    if len(text) < 2:
-        return [text]
-    mid = len(text) // 2
-    return [text[:mid], text[mid:]]
 
 
 class AnthropicMessagesCodec:
@@ -204,18 +168,12 @@ class AnthropicMessagesCodec:
     path: str = "/v1/messages"
 
     def parse_request(self, body: Any) -> RequestIR:
-        req = _obj(body, "")
-        model = req.get("model")
-        if not isinstance(model, str) or not model:
-            raise WireFormatError("model", "expected a non-empty string")
+        req = obj(body, "")
+        model = non_empty(req.get("model"), "model")
         max_tokens = req.get("max_tokens")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise WireFormatError("max_tokens", "expected an integer >= 1")
-        stream = req.get("stream", False)
-        if stream is None:
-            stream = False
-        if not isinstance(stream, bool):
-            raise WireFormatError("stream", "expected a boolean")
+        stream = flag(req.get("stream"), "stream")
         raw_messages = req.get("messages")
         if not isinstance(raw_messages, list) or not raw_messages:
             raise WireFormatError("messages", "expected a non-empty array of messages")
@@ -226,7 +184,7 @@ class AnthropicMessagesCodec:
         messages: list[Message] = []
         last = len(raw_messages) - 1
         for i, raw in enumerate(raw_messages):
-            msg = _obj(raw, f"messages.{i}")
+            msg = obj(raw, f"messages.{i}")
             role = msg.get("role")
             if role not in _ROLES:
                 raise WireFormatError(f"messages.{i}.role", "expected user, assistant or system")
@@ -358,14 +316,12 @@ class AnthropicMessagesCodec:
         for index, block in enumerate(self._blocks_out(reply, ids)):
             if block["type"] == "text":
                 opening: dict[str, Any] = {"type": "text", "text": ""}
-                deltas = [
-                    {"type": "text_delta", "text": p} for p in _pieces(block["text"], _TEXT_PIECE)
-                ]
+                deltas = [{"type": "text_delta", "text": p} for p in text_pieces(block["text"])]
             else:
                 opening = {**block, "input": {}}
                 deltas = [
                     {"type": "input_json_delta", "partial_json": p}
-                    for p in _halves(_dumps(block["input"]))
+                    for p in halves(compact_json(block["input"]), first_longer=False)
                 ]
             events.append(
                 SseEvent.of(

@@ -7,46 +7,24 @@ raw `Stream` decoder (which turns a `data: {"error": ...}` event into `APIError`
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
-from ._base import ReplyIds, SseEvent, WireFormatError
+from ._base import ReplyIds, SseEvent, WireFormatError, compact_json, halves, text_pieces
+from ._fields import (
+    flag,
+    function_spec,
+    json_or_raw,
+    non_empty,
+    obj,
+    optional_array,
+    request_object,
+    string,
+)
+from ._openai_errors import error_body
 
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 _FINISH_REASONS = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
-# (type, code) as api.openai.com sends them: 401 and 404 are `invalid_request_error`
-# there, the specific kind lives in `code`.
-_ERROR_KINDS: dict[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", None),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-    500: ("server_error", None),
-    503: ("service_unavailable_error", "server_is_overloaded"),
-}
-_TEXT_PIECE = 32
-
-
-def _object(value: Any, field: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise WireFormatError(field, "expected an object")
-    return value
-
-
-def _name(value: Any, field: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise WireFormatError(field, "expected a non-empty string")
-    return value
-
-
-def _arguments(text: str) -> Any:
-    """Parsed JSON when it is JSON; the raw string otherwise, so a law can still see it."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _content(value: Any, field: str, *, text_only: bool) -> tuple[str, tuple[str, ...]]:
@@ -58,15 +36,10 @@ def _content(value: Any, field: str, *, text_only: bool) -> tuple[str, tuple[str
     texts: list[str] = []
     omitted: list[str] = []
     for j, raw_part in enumerate(value):
-        part = _object(raw_part, f"{field}.{j}")
-        kind = part.get("type")
-        if not isinstance(kind, str):
-            raise WireFormatError(f"{field}.{j}.type", "expected a content part type string")
+        part = obj(raw_part, f"{field}.{j}")
+        kind = string(part.get("type"), f"{field}.{j}.type", "expected a content part type string")
         if kind == "text":
-            text = part.get("text")
-            if not isinstance(text, str):
-                raise WireFormatError(f"{field}.{j}.text", "expected a string")
-            texts.append(text)
+            texts.append(string(part.get("text"), f"{field}.{j}.text"))
         elif text_only:
             raise WireFormatError(f"{field}.{j}.type", "expected 'text' (only text parts here)")
         else:
@@ -75,41 +48,37 @@ def _content(value: Any, field: str, *, text_only: bool) -> tuple[str, tuple[str
 
 
 def _tool_call(value: Any, field: str) -> ToolCall:
-    call = _object(value, field)
-    call_id = _name(call.get("id"), f"{field}.id")
+    call = obj(value, field)
+    call_id = non_empty(call.get("id"), f"{field}.id")
     kind = call.get("type", "function")
     if kind == "custom":
-        custom = _object(call.get("custom"), f"{field}.custom")
-        custom_input = custom.get("input")
-        if not isinstance(custom_input, str):
-            raise WireFormatError(f"{field}.custom.input", "expected a string")
-        name = _name(custom.get("name"), f"{field}.custom.name")
+        custom = obj(call.get("custom"), f"{field}.custom")
+        custom_input = string(custom.get("input"), f"{field}.custom.input")
+        name = non_empty(custom.get("name"), f"{field}.custom.name")
         return ToolCall(id=call_id, name=name, arguments=custom_input)
     if kind != "function":
         raise WireFormatError(f"{field}.type", "expected 'function' or 'custom'")
-    function = _object(call.get("function"), f"{field}.function")
-    name = _name(function.get("name"), f"{field}.function.name")
-    arguments = function.get("arguments")
-    if not isinstance(arguments, str):
-        raise WireFormatError(f"{field}.function.arguments", "expected a JSON-encoded string")
-    return ToolCall(id=call_id, name=name, arguments=_arguments(arguments))
+    function = obj(call.get("function"), f"{field}.function")
+    name = non_empty(function.get("name"), f"{field}.function.name")
+    arguments = string(
+        function.get("arguments"), f"{field}.function.arguments", "expected a JSON-encoded string"
+    )
+    return ToolCall(id=call_id, name=name, arguments=json_or_raw(arguments))
 
 
 def _assistant(msg: dict[str, Any], field: str) -> Message:
     text, omitted = "", tuple[str, ...]()
     if msg.get("content") is not None:
         text, omitted = _content(msg["content"], f"{field}.content", text_only=False)
-    raw_calls = msg.get("tool_calls")
-    if raw_calls is not None and not isinstance(raw_calls, list):
-        raise WireFormatError(f"{field}.tool_calls", "expected an array")
-    calls = tuple(_tool_call(c, f"{field}.tool_calls.{j}") for j, c in enumerate(raw_calls or []))
+    raw_calls = optional_array(msg.get("tool_calls"), f"{field}.tool_calls")
+    calls = tuple(_tool_call(c, f"{field}.tool_calls.{j}") for j, c in enumerate(raw_calls))
     extra = tuple(key for key in ("refusal", "audio", "function_call") if msg.get(key) is not None)
     return Message(role="assistant", text=text, tool_calls=calls, omitted_parts=omitted + extra)
 
 
 def _message(value: Any, field: str, system: list[str]) -> Message | None:
     """One wire message; system/developer texts go to `system` and yield None."""
-    msg = _object(value, field)
+    msg = obj(value, field)
     role = msg.get("role")
     if role not in _ROLES:
         raise WireFormatError(f"{field}.role", f"expected one of {', '.join(_ROLES)}")
@@ -130,50 +99,35 @@ def _message(value: Any, field: str, system: list[str]) -> Message | None:
     text, omitted = _content(content, f"{field}.content", text_only=False)
     if role == "user":
         return Message(role="user", text=text, omitted_parts=omitted)
-    call_id = _name(msg.get("tool_call_id"), f"{field}.tool_call_id")
+    call_id = non_empty(msg.get("tool_call_id"), f"{field}.tool_call_id")
     return Message(role="tool", text=text, tool_call_id=call_id, omitted_parts=omitted)
 
 
 def _function_spec(value: Any, field: str) -> ToolSpec:
-    spec = _object(value, field)
-    description = spec.get("description")
-    if description is not None and not isinstance(description, str):
-        raise WireFormatError(f"{field}.description", "expected a string")
-    parameters = spec.get("parameters")
-    if parameters is not None and not isinstance(parameters, dict):
-        raise WireFormatError(f"{field}.parameters", "expected a JSON Schema object")
-    return ToolSpec(
-        name=_name(spec.get("name"), f"{field}.name"),
-        description=description or "",
-        parameters=parameters or {},
-    )
+    return function_spec(obj(value, field), field)
 
 
 def _tools(body: dict[str, Any]) -> tuple[ToolSpec, ...]:
     specs: list[ToolSpec] = []
-    raw_tools = body.get("tools")
-    if raw_tools is not None and not isinstance(raw_tools, list):
-        raise WireFormatError("tools", "expected an array")
-    for i, raw_tool in enumerate(raw_tools or []):
-        tool = _object(raw_tool, f"tools.{i}")
+    for i, raw_tool in enumerate(optional_array(body.get("tools"), "tools")):
+        tool = obj(raw_tool, f"tools.{i}")
         kind = tool.get("type")
         if kind == "function":
             specs.append(_function_spec(tool.get("function"), f"tools.{i}.function"))
         elif kind == "custom":
-            custom = _object(tool.get("custom"), f"tools.{i}.custom")
+            custom = obj(tool.get("custom"), f"tools.{i}.custom")
             description = custom.get("description")
             specs.append(
                 ToolSpec(
-                    name=_name(custom.get("name"), f"tools.{i}.custom.name"),
+                    name=non_empty(custom.get("name"), f"tools.{i}.custom.name"),
                     description=description if isinstance(description, str) else "",
                 )
             )
         else:
             raise WireFormatError(f"tools.{i}.type", "expected 'function' or 'custom'")
-    legacy = body.get("functions")  # deprecated `functions`: still tools the model was offered
-    if legacy is not None and not isinstance(legacy, list):
-        raise WireFormatError("functions", "expected an array")
-    specs.extend(_function_spec(f, f"functions.{i}") for i, f in enumerate(legacy or []))
+    # deprecated `functions`: still tools the model was offered
+    legacy = optional_array(body.get("functions"), "functions")
+    specs.extend(_function_spec(f, f"functions.{i}") for i, f in enumerate(legacy))
     return tuple(specs)
 
 
@@ -201,10 +155,6 @@ def _call_ids(reply: AssistantReply, ids: ReplyIds) -> list[str]:
     return [c.id or ids.tool_call_id("call_", i) for i, c in enumerate(reply.tool_calls)]
 
 
-def _encoded_arguments(call: ToolCall) -> str:
-    return json.dumps(call.arguments, separators=(",", ":"))
-
-
 def _content_value(reply: AssistantReply) -> str | None:
     """`null` content for a tool-call-only reply, as the real API sends it."""
     return None if not reply.text and reply.tool_calls else reply.text
@@ -218,10 +168,8 @@ class OpenAIChatCodec:
 
     def parse_request(self, body: Any) -> RequestIR:
         """Normalize a request body; raise WireFormatError naming the bad field."""
-        if not isinstance(body, dict):
-            raise WireFormatError("", "expected a JSON object as the request body")
-        request: dict[str, Any] = body
-        model = _name(request.get("model"), "model")
+        request = request_object(body)
+        model = non_empty(request.get("model"), "model")
         raw_messages = request.get("messages")
         if not isinstance(raw_messages, list):
             raise WireFormatError("messages", "expected an array of messages")
@@ -229,21 +177,17 @@ class OpenAIChatCodec:
             raise WireFormatError("messages", "expected at least one message")
         system: list[str] = []
         parsed = [_message(m, f"messages.{i}", system) for i, m in enumerate(raw_messages)]
-        stream = request.get("stream")
-        if stream is not None and not isinstance(stream, bool):
-            raise WireFormatError("stream", "expected a boolean")
+        stream = flag(request.get("stream"), "stream")
         options = request.get("stream_options")
-        usage_asked = options is not None and _object(options, "stream_options").get(
-            "include_usage"
-        )
+        usage_asked = options is not None and obj(options, "stream_options").get("include_usage")
         return RequestIR(
             dialect=self.dialect,
             model=model,
             system="\n\n".join(system),
             messages=tuple(m for m in parsed if m is not None),
             tools=_tools(request),
-            stream=bool(stream),
-            include_usage=bool(stream) and usage_asked is True,
+            stream=stream,
+            include_usage=stream and usage_asked is True,
             raw=request,
         )
 
@@ -289,7 +233,7 @@ class OpenAIChatCodec:
                 {
                     "id": call_id,
                     "type": "function",
-                    "function": {"name": call.name, "arguments": _encoded_arguments(call)},
+                    "function": {"name": call.name, "arguments": compact_json(call.arguments)},
                 }
                 for call, call_id in zip(reply.tool_calls, _call_ids(reply, ids), strict=True)
             ]
@@ -332,10 +276,7 @@ class OpenAIChatCodec:
 
         opening_content = None if _content_value(reply) is None else ""
         events = [chunk({"role": "assistant", "content": opening_content, "refusal": None})]
-        text = reply.text
-        events += [
-            chunk({"content": text[i : i + _TEXT_PIECE]}) for i in range(0, len(text), _TEXT_PIECE)
-        ]
+        events += [chunk({"content": piece}) for piece in text_pieces(reply.text)]
         for index, (call, call_id) in enumerate(
             zip(reply.tool_calls, _call_ids(reply, ids), strict=True)
         ):
@@ -346,12 +287,9 @@ class OpenAIChatCodec:
                 "function": {"name": call.name, "arguments": ""},
             }
             events.append(chunk({"tool_calls": [opening]}))
-            encoded = _encoded_arguments(call)
-            half = (len(encoded) + 1) // 2
-            for piece in (encoded[:half], encoded[half:]):
-                if piece:
-                    piece_delta = {"index": index, "function": {"arguments": piece}}
-                    events.append(chunk({"tool_calls": [piece_delta]}))
+            for piece in halves(compact_json(call.arguments)):
+                piece_delta = {"index": index, "function": {"arguments": piece}}
+                events.append(chunk({"tool_calls": [piece_delta]}))
         events.append(chunk({}, _FINISH_REASONS[reply.stop_reason]))
         if request.include_usage:
             events.append(SseEvent.of({**head, "choices": [], "usage": _usage(reply.usage)}))
@@ -360,9 +298,7 @@ class OpenAIChatCodec:
 
     def render_error(self, status: int, message: str) -> Any:
         """`{"error": {message, type, param, code}}`, typed the way api.openai.com types it."""
-        default = ("server_error", None) if status >= 500 else ("invalid_request_error", None)
-        kind, code = _ERROR_KINDS.get(status, default)
-        return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+        return error_body(status, message)
 
     def render_stream_error(self, message: str, ids: ReplyIds) -> list[SseEvent]:
         """A bare `data: {"error": ...}` event: openai-python raises `APIError` on reading it."""

@@ -9,11 +9,23 @@ can only judge what it can see on the wire.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
-from ._base import ReplyIds, SseEvent, WireFormatError
+from ._base import ReplyIds, SseEvent, WireFormatError, compact_json
+from ._fields import (
+    flag,
+    function_spec,
+    json_or_raw,
+    non_empty,
+    obj,
+    optional_array,
+    optional_str,
+    request_object,
+    required_str,
+    string,
+)
+from ._openai_errors import error_body
 from ._openai_responses_stream import EventLog, text_part
 
 _MESSAGE_ROLES = frozenset({"user", "assistant", "system", "developer"})
@@ -25,16 +37,6 @@ _HIDDEN_HISTORY = (
     "server-side history would be invisible on the wire, so turnlaw cannot see what the "
     "model was shown; send the full conversation in `input` instead"
 )
-# (type, code) as api.openai.com sends them, kept identical to the Chat dialect's table.
-_ERROR_KINDS: dict[int, tuple[str, str | None]] = {
-    400: ("invalid_request_error", None),
-    401: ("invalid_request_error", "invalid_api_key"),
-    403: ("invalid_request_error", None),
-    404: ("invalid_request_error", "model_not_found"),
-    429: ("requests", "rate_limit_exceeded"),
-    500: ("server_error", None),
-    503: ("service_unavailable_error", "server_is_overloaded"),
-}
 
 
 def _content_text(content: Any, where: str) -> tuple[str, tuple[str, ...]]:
@@ -45,38 +47,23 @@ def _content_text(content: Any, where: str) -> tuple[str, tuple[str, ...]]:
         raise WireFormatError(where, "expected a string or a list of content parts")
     texts: list[str] = []
     omitted: list[str] = []
-    for j, part in enumerate(content):
-        if not isinstance(part, dict):
-            raise WireFormatError(f"{where}.{j}", "expected a content part object")
-        kind = part.get("type")
-        if not isinstance(kind, str):
-            raise WireFormatError(f"{where}.{j}.type", "expected a content part type string")
+    for j, raw_part in enumerate(content):
+        part = obj(raw_part, f"{where}.{j}", "expected a content part object")
+        kind = string(part.get("type"), f"{where}.{j}.type", "expected a content part type string")
         key = _TEXT_KEYS.get(kind)
         if key is None:
             omitted.append(kind)
             continue
-        text = part.get(key)
-        if not isinstance(text, str):
-            raise WireFormatError(f"{where}.{j}.{key}", f"expected a string in a {kind} part")
-        texts.append(text)
+        problem = f"expected a string in a {kind} part"
+        texts.append(string(part.get(key), f"{where}.{j}.{key}", problem))
     return "\n".join(texts), tuple(omitted)
 
 
-def _required_str(item: dict[str, Any], key: str, where: str) -> str:
-    value = item.get(key)
-    if not isinstance(value, str) or not value:
-        raise WireFormatError(f"{where}.{key}", "expected a non-empty string")
-    return value
-
-
 def _arguments(item: dict[str, Any], where: str) -> Any:
-    raw = item.get("arguments")
-    if not isinstance(raw, str):
-        raise WireFormatError(f"{where}.arguments", "expected the arguments as a JSON string")
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
+    raw = string(
+        item.get("arguments"), f"{where}.arguments", "expected the arguments as a JSON string"
+    )
+    return json_or_raw(raw)
 
 
 class _Transcript:
@@ -88,9 +75,8 @@ class _Transcript:
         self._pending: list[str] = []  # reasoning items waiting for their assistant turn
         self._open = False  # the last IR message is an assistant turn calls may join
 
-    def add(self, item: Any, where: str) -> None:
-        if not isinstance(item, dict):
-            raise WireFormatError(where, "expected an input item object")
+    def add(self, raw_item: Any, where: str) -> None:
+        item = obj(raw_item, where, "expected an input item object")
         kind = item.get("type")
         if kind == "message" or (kind is None and "role" in item):
             self._message(item, where)
@@ -141,8 +127,8 @@ class _Transcript:
 
     def _call(self, item: dict[str, Any], where: str) -> None:
         call = ToolCall(
-            id=_required_str(item, "call_id", where),
-            name=_required_str(item, "name", where),
+            id=required_str(item, "call_id", where),
+            name=required_str(item, "name", where),
             arguments=_arguments(item, where),
         )
         if not self._open:
@@ -158,7 +144,7 @@ class _Transcript:
         self._pending.clear()
 
     def _output(self, item: dict[str, Any], where: str) -> None:
-        call_id = _required_str(item, "call_id", where)
+        call_id = required_str(item, "call_id", where)
         if "output" not in item:
             raise WireFormatError(f"{where}.output", "expected a string or a list of parts")
         text, omitted = _content_text(item["output"], f"{where}.output")
@@ -170,32 +156,12 @@ class _Transcript:
 
 def _tools(raw: Any) -> tuple[ToolSpec, ...]:
     """Function tools offered; built-in tools (web_search, ...) are not ours to model."""
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise WireFormatError("tools", "expected a list of tools")
     specs: list[ToolSpec] = []
-    for j, tool in enumerate(raw):
-        if not isinstance(tool, dict):
-            raise WireFormatError(f"tools.{j}", "expected a tool object")
-        kind = tool.get("type")
-        if not isinstance(kind, str):
-            raise WireFormatError(f"tools.{j}.type", "expected a tool type string")
-        if kind != "function":
-            continue
-        description = tool.get("description")
-        if description is not None and not isinstance(description, str):
-            raise WireFormatError(f"tools.{j}.description", "expected a string")
-        parameters = tool.get("parameters")
-        if parameters is not None and not isinstance(parameters, dict):
-            raise WireFormatError(f"tools.{j}.parameters", "expected a JSON Schema object")
-        specs.append(
-            ToolSpec(
-                name=_required_str(tool, "name", f"tools.{j}"),
-                description=description or "",
-                parameters=parameters or {},
-            )
-        )
+    for j, raw_tool in enumerate(optional_array(raw, "tools", "expected a list of tools")):
+        tool = obj(raw_tool, f"tools.{j}", "expected a tool object")
+        kind = string(tool.get("type"), f"tools.{j}.type", "expected a tool type string")
+        if kind == "function":
+            specs.append(function_spec(tool, f"tools.{j}"))
     return tuple(specs)
 
 
@@ -226,7 +192,7 @@ def _call_item(call: ToolCall, index: int, ids: ReplyIds) -> dict[str, Any]:
         "status": "completed",
         "call_id": call.id or ids.tool_call_id("call_", index),
         "name": call.name,
-        "arguments": json.dumps(call.arguments, separators=(",", ":")),
+        "arguments": compact_json(call.arguments),
     }
 
 
@@ -300,20 +266,13 @@ class OpenAIResponsesCodec:
     path = "/v1/responses"
 
     def parse_request(self, body: Any) -> RequestIR:
-        if not isinstance(body, dict):
-            raise WireFormatError("", "expected a JSON object as the request body")
-        model = body.get("model")
-        if not isinstance(model, str) or not model:
-            raise WireFormatError("model", "expected a non-empty model name string")
+        body = request_object(body)
+        model = non_empty(body.get("model"), "model", "expected a non-empty model name string")
         for field in ("previous_response_id", "conversation"):
             if body.get(field) is not None:
                 raise WireFormatError(field, f"refused: {_HIDDEN_HISTORY}")
-        instructions = body.get("instructions")
-        if instructions is not None and not isinstance(instructions, str):
-            raise WireFormatError("instructions", "expected a string")
-        stream = body.get("stream")
-        if stream is not None and not isinstance(stream, bool):
-            raise WireFormatError("stream", "expected a boolean")
+        instructions = optional_str(body.get("instructions"), "instructions")
+        stream = flag(body.get("stream"), "stream")
         transcript = _Transcript()
         if instructions:
             transcript.system.append(instructions)
@@ -331,8 +290,8 @@ class OpenAIResponsesCodec:
             system="\n\n".join(transcript.system),
             messages=tuple(transcript.messages),
             tools=_tools(body.get("tools")),
-            stream=bool(stream),
-            include_usage=bool(stream),
+            stream=stream,
+            include_usage=stream,
             raw=body,
         )
 
@@ -384,9 +343,7 @@ class OpenAIResponsesCodec:
         return log.events
 
     def render_error(self, status: int, message: str) -> Any:
-        default = ("server_error", None) if status >= 500 else ("invalid_request_error", None)
-        kind, code = _ERROR_KINDS.get(status, default)
-        return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+        return error_body(status, message)
 
     def render_stream_error(self, message: str, ids: ReplyIds) -> list[SseEvent]:
         """An `error` event with the documented flat fields plus the nested `error` object

@@ -9,7 +9,7 @@ import anthropic
 import httpx2
 import pytest
 
-from conformance.wire.dialects._base import ReplyIds, WireFormatError
+from conformance.wire.dialects._base import WireFormatError
 from conformance.wire.dialects.anthropic_messages import CODEC
 from conformance.wire.ir import (
     AssistantReply,
@@ -20,8 +20,8 @@ from conformance.wire.ir import (
     ToolSpec,
     Usage,
 )
+from tests.wire.dialects.codec_harness import IDS, CodecServer, anthropic_client, sse_response
 
-IDS = ReplyIds(seq=7, created=1_700_000_000)
 WEATHER: Any = {
     "name": "get_weather",
     "description": "Current weather for a city",
@@ -34,45 +34,31 @@ WEATHER: Any = {
 LONG_TEXT = "The weather in Paris is sunny with a light breeze, 21 degrees. " * 3
 
 
-class Fake:
+class Fake(CodecServer):
     """A one-endpoint provider: records every parsed request, answers with scripted replies."""
 
     def __init__(self, *replies: AssistantReply, stream_error: str | None = None) -> None:
+        super().__init__(CODEC)
         self.replies = list(replies)
         self.stream_error = stream_error
-        self.bodies: list[Any] = []
-        self.requests: list[RequestIR] = []
         self.events: list[list[str]] = []
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
-        assert request.url.path == CODEC.path
-        body = json.loads(request.content)
-        self.bodies.append(body)
         try:
-            ir = CODEC.parse_request(body)
+            ir = self.receive(request)
         except WireFormatError as exc:
-            return httpx2.Response(400, json=CODEC.render_error(400, str(exc)))
-        self.requests.append(ir)
+            return self.error_response(400, str(exc))
         reply = self.replies.pop(0)
         if not ir.stream:
-            return httpx2.Response(200, json=CODEC.render_json(reply, ir, IDS))
+            return self.answer(reply, ir)
         events = CODEC.render_sse(reply, ir, IDS)
         if self.stream_error is not None:
             events = events[:3] + CODEC.render_stream_error(self.stream_error, IDS)
         self.events.append([e.event or "" for e in events])
-        return httpx2.Response(
-            200,
-            headers={"content-type": "text/event-stream"},
-            content=b"".join(e.encode() for e in events),
-        )
+        return sse_response(events)
 
     def client(self) -> anthropic.AsyncAnthropic:
-        return anthropic.AsyncAnthropic(
-            api_key="k",
-            base_url="http://fake.test",
-            http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(self.handler)),
-            max_retries=0,
-        )
+        return anthropic_client(self.handler)
 
 
 def _ask(**extra: Any) -> dict[str, Any]:
@@ -567,12 +553,7 @@ async def test_error_body_raises_sdk_exception(
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(status, json=CODEC.render_error(status, "scripted failure"))
 
-    client = anthropic.AsyncAnthropic(
-        api_key="k",
-        base_url="http://fake.test",
-        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler)),
-        max_retries=0,
-    )
+    client = anthropic_client(handler)
     with pytest.raises(exc) as info:
         await client.messages.create(**_ask())
     assert info.value.status_code == status

@@ -14,7 +14,7 @@ import httpx2
 import openai
 import pytest
 
-from conformance.wire.dialects._base import DialectCodec, ReplyIds, SseEvent, WireFormatError
+from conformance.wire.dialects._base import DialectCodec, SseEvent, WireFormatError
 from conformance.wire.dialects.openai_chat import CODEC
 from conformance.wire.ir import (
     AssistantReply,
@@ -26,8 +26,15 @@ from conformance.wire.ir import (
     ToolSpec,
     Usage,
 )
+from tests.wire.dialects.codec_harness import (
+    IDS,
+    OPENAI_ERROR_CASES,
+    CodecServer,
+    openai_client,
+    openai_sync_client,
+    payloads,
+)
 
-IDS = ReplyIds(seq=7, created=1_700_000_000)
 WEATHER_PARAMS: dict[str, Any] = {
     "type": "object",
     "properties": {"city": {"type": "string"}},
@@ -53,7 +60,7 @@ TIME_CALL = ToolCall(id="call_given", name="get_time", arguments={})
 USAGE = Usage(input_tokens=42, output_tokens=7)
 
 
-class FakeChat:
+class FakeChat(CodecServer):
     """A one-route provider: parse with the codec, answer with the codec."""
 
     def __init__(
@@ -63,57 +70,30 @@ class FakeChat:
         error: tuple[int, str] | None = None,
         stream_error: str | None = None,
     ) -> None:
+        super().__init__(CODEC)
         self.reply = reply or AssistantReply(text="ok")
         self.error = error
         self.stream_error = stream_error
-        self.bodies: list[Any] = []
-        self.requests: list[RequestIR] = []
 
     def handle(self, request: httpx2.Request) -> httpx2.Response:
-        assert request.url.path == CODEC.path
-        body = json.loads(request.content)
-        self.bodies.append(body)
-        ir = CODEC.parse_request(body)
-        self.requests.append(ir)
+        ir = self.receive(request)
         if self.error is not None:
-            status, message = self.error
-            return httpx2.Response(status, json=CODEC.render_error(status, message))
-        if not ir.stream:
-            return httpx2.Response(200, json=CODEC.render_json(self.reply, ir, IDS))
-        events = CODEC.render_sse(self.reply, ir, IDS)
-        if self.stream_error is not None:
-            events = events[:2] + CODEC.render_stream_error(self.stream_error, IDS)
-        return httpx2.Response(
-            200,
-            headers={"content-type": "text/event-stream"},
-            content=b"".join(e.encode() for e in events),
-        )
+            return self.error_response(*self.error)
+        events: list[SseEvent] | None = None
+        if ir.stream and self.stream_error is not None:
+            events = CODEC.render_sse(self.reply, ir, IDS)[:2]
+            events += CODEC.render_stream_error(self.stream_error, IDS)
+        return self.answer(self.reply, ir, events)
 
     def client(self) -> openai.AsyncOpenAI:
-        transport = httpx2.MockTransport(self.handle)
-        return openai.AsyncOpenAI(
-            api_key="k",
-            base_url="http://fake.test/v1",
-            http_client=httpx2.AsyncClient(transport=transport),
-            max_retries=0,
-        )
+        return openai_client(self.handle)
 
     def sync_client(self) -> openai.OpenAI:
-        transport = httpx2.MockTransport(self.handle)
-        return openai.OpenAI(
-            api_key="k",
-            base_url="http://fake.test/v1",
-            http_client=httpx2.Client(transport=transport),
-            max_retries=0,
-        )
+        return openai_sync_client(self.handle)
 
 
 def ir_of(**body: Any) -> RequestIR:
     return CODEC.parse_request({"model": "gpt-test", "messages": USER_ONLY, **body})
-
-
-def payloads(events: list[SseEvent]) -> list[Any]:
-    return [json.loads(e.data) for e in events if e.data != "[DONE]"]
 
 
 # --- the codec's identity ----------------------------------------------------------------
@@ -707,17 +687,7 @@ def test_sse_without_text_or_usage_request() -> None:
 # --- errors --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("status", "exception", "kind"),
-    [
-        (400, openai.BadRequestError, "invalid_request_error"),
-        (401, openai.AuthenticationError, "invalid_request_error"),
-        (404, openai.NotFoundError, "invalid_request_error"),
-        (429, openai.RateLimitError, "requests"),
-        (500, openai.InternalServerError, "server_error"),
-        (503, openai.InternalServerError, "service_unavailable_error"),
-    ],
-)
+@pytest.mark.parametrize(("status", "exception", "kind"), OPENAI_ERROR_CASES)
 async def test_error_body_raises_the_right_sdk_exception(
     status: int, exception: type[openai.APIStatusError], kind: str
 ) -> None:

@@ -21,7 +21,7 @@ from openai.types.responses import (
     ResponseStreamEvent,
 )
 
-from conformance.wire.dialects._base import ReplyIds, SseEvent, WireFormatError
+from conformance.wire.dialects._base import SseEvent, WireFormatError
 from conformance.wire.dialects.openai_responses import CODEC
 from conformance.wire.ir import (
     AssistantReply,
@@ -32,8 +32,14 @@ from conformance.wire.ir import (
     ToolSpec,
     Usage,
 )
+from tests.wire.dialects.codec_harness import (
+    IDS,
+    OPENAI_ERROR_CASES,
+    CodecServer,
+    openai_client,
+    payloads,
+)
 
-IDS = ReplyIds(seq=7, created=1_700_000_000)
 WEATHER_TOOL: dict[str, Any] = {
     "type": "function",
     "name": "get_weather",
@@ -48,7 +54,7 @@ WEATHER_TOOL: dict[str, Any] = {
 }
 
 
-class FakeServer:
+class FakeServer(CodecServer):
     """Parses what the SDK sends with the codec and answers with the codec's rendering."""
 
     def __init__(
@@ -58,37 +64,19 @@ class FakeServer:
         status: int | None = None,
         events: list[SseEvent] | None = None,
     ) -> None:
+        super().__init__(CODEC)
         self.reply = reply or AssistantReply(text="ok")
         self.status = status
         self.events = events
-        self.requests: list[RequestIR] = []
-        self.bodies: list[Any] = []
 
     def handler(self, request: httpx2.Request) -> httpx2.Response:
-        assert request.url.path == CODEC.path
-        body = json.loads(request.content)
-        self.bodies.append(body)
-        parsed = CODEC.parse_request(body)
-        self.requests.append(parsed)
+        parsed = self.receive(request)
         if self.status is not None:
-            return httpx2.Response(self.status, json=CODEC.render_error(self.status, "boom here"))
-        if parsed.stream:
-            events = self.events or CODEC.render_sse(self.reply, parsed, IDS)
-            return httpx2.Response(
-                200,
-                headers={"content-type": "text/event-stream"},
-                content=b"".join(event.encode() for event in events),
-            )
-        return httpx2.Response(200, json=CODEC.render_json(self.reply, parsed, IDS))
+            return self.error_response(self.status, "boom here")
+        return self.answer(self.reply, parsed, self.events)
 
     def client(self) -> openai.AsyncOpenAI:
-        transport = httpx2.MockTransport(self.handler)
-        return openai.AsyncOpenAI(
-            api_key="k",
-            base_url="http://fake.test/v1",
-            http_client=httpx2.AsyncClient(transport=transport),
-            max_retries=0,
-        )
+        return openai_client(self.handler)
 
 
 def parse(body: dict[str, Any]) -> RequestIR:
@@ -97,7 +85,7 @@ def parse(body: dict[str, Any]) -> RequestIR:
 
 def wire_events(reply: AssistantReply, **request: Any) -> list[dict[str, Any]]:
     body = {"model": "gpt-test", "input": "hi", "stream": True, **request}
-    return [json.loads(e.data) for e in CODEC.render_sse(reply, parse(body), IDS)]
+    return payloads(CODEC.render_sse(reply, parse(body), IDS))
 
 
 # --- parsing -------------------------------------------------------------------------
@@ -630,17 +618,7 @@ async def test_sse_max_tokens_ends_with_response_incomplete() -> None:
 # --- errors --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("status", "exc", "kind"),
-    [
-        (400, openai.BadRequestError, "invalid_request_error"),
-        (401, openai.AuthenticationError, "invalid_request_error"),
-        (404, openai.NotFoundError, "invalid_request_error"),
-        (429, openai.RateLimitError, "requests"),
-        (500, openai.InternalServerError, "server_error"),
-        (503, openai.InternalServerError, "service_unavailable_error"),
-    ],
-)
+@pytest.mark.parametrize(("status", "exc", "kind"), OPENAI_ERROR_CASES)
 async def test_error_body_raises_the_sdk_exception(
     status: int, exc: type[openai.APIStatusError], kind: str
 ) -> None:

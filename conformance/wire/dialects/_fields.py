@@ -1,0 +1,91 @@
+"""JSON-shape checks the dialect parsers share, each raising WireFormatError(field, problem).
+
+One place for them so the three dialects refuse the same mistake with the same words.
+A `problem` argument lets a dialect keep the wording its own tests and users already see.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..ir import ToolSpec
+from ._base import WireFormatError
+
+
+def obj(value: Any, field: str, problem: str = "expected an object") -> dict[str, Any]:
+    """`value` as a JSON object."""
+    if not isinstance(value, dict):
+        raise WireFormatError(field, problem)
+    return value
+
+
+def request_object(body: Any) -> dict[str, Any]:
+    """The whole body as a JSON object; its field path is empty."""
+    return obj(body, "", "expected a JSON object as the request body")
+
+
+def string(value: Any, field: str, problem: str = "expected a string") -> str:
+    """`value` as a string, empty allowed."""
+    if not isinstance(value, str):
+        raise WireFormatError(field, problem)
+    return value
+
+
+def non_empty(value: Any, field: str, problem: str = "expected a non-empty string") -> str:
+    """`value` as a string with at least one character (names, ids, models)."""
+    if not isinstance(value, str) or not value:
+        raise WireFormatError(field, problem)
+    return value
+
+
+def required_str(container: dict[str, Any], key: str, where: str) -> str:
+    """`container[key]` as a non-empty string, reported at `where.key`."""
+    return non_empty(container.get(key), f"{where}.{key}")
+
+
+def optional_str(value: Any, field: str) -> str:
+    """A string that may be absent or null; absent reads as empty."""
+    return "" if value is None else string(value, field)
+
+
+def boolean(value: Any, field: str) -> bool:
+    """`value` as a JSON boolean (null refused)."""
+    if not isinstance(value, bool):
+        raise WireFormatError(field, "expected a boolean")
+    return value
+
+
+def flag(value: Any, field: str) -> bool:
+    """A boolean that may be absent or null (`stream`); absent reads as false."""
+    return False if value is None else boolean(value, field)
+
+
+def optional_array(value: Any, field: str, problem: str = "expected an array") -> list[Any]:
+    """A list that may be absent or null; absent reads as empty."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise WireFormatError(field, problem)
+    return value
+
+
+def json_or_raw(text: str) -> Any:
+    """Parsed JSON when it is JSON; the raw string otherwise, so a law can still see it."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def function_spec(spec: dict[str, Any], field: str) -> ToolSpec:
+    """An OpenAI-style function tool: name, optional description and JSON Schema parameters."""
+    description = optional_str(spec.get("description"), f"{field}.description")
+    parameters = spec.get("parameters")
+    if parameters is not None and not isinstance(parameters, dict):
+        raise WireFormatError(f"{field}.parameters", "expected a JSON Schema object")
+    return ToolSpec(
+        name=non_empty(spec.get("name"), f"{field}.name"),
+        description=description,
+        parameters=parameters or {},
+    )
