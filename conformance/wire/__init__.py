@@ -8,10 +8,11 @@ provider.verify()                  # strict: leftovers, exhaustion, invariants
 provider.wire.last.user_texts()    # what the model was shown
 """
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from .dialects import WireFormatError
-from .in_process import InProcess, ProviderTransport, httpx2_is_aliased
 from .ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
-from .loopback import LoopbackServer, ProviderApp
 from .provider import Script, ScriptedProvider, WireVerificationError
 from .script import (
     Call,
@@ -32,6 +33,27 @@ from .script import (
     tool_call,
 )
 from .wirelog import Exchange, Finding, StepRef, WireLog
+
+if TYPE_CHECKING:
+    from .in_process import InProcess, ProviderTransport, httpx2_is_aliased
+    from .loopback import LoopbackServer, ProviderApp
+
+# The transports pull in respx/httpx and uvicorn; import them on first use so that
+# `python -m conformance.wire serve` and users of one transport skip the other's cost.
+_TRANSPORTS = {
+    "InProcess": ".in_process",
+    "ProviderTransport": ".in_process",
+    "httpx2_is_aliased": ".in_process",
+    "LoopbackServer": ".loopback",
+    "ProviderApp": ".loopback",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _TRANSPORTS:
+        return getattr(import_module(_TRANSPORTS[name], __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "AssistantReply",

@@ -1,6 +1,6 @@
 """`python -m conformance.wire serve --script FILE`: the fake provider for any language.
 
-`python -m conformance.wire schema` prints the script file's JSON Schema.
+`python -m conformance.wire schema script-file|wire-log` prints a file format's JSON Schema.
 
 Prints the base URL as the first line of stdout (so a harness can read it), serves
 until interrupted, then prints the provider's findings to stderr and exits 1 if there
@@ -18,6 +18,9 @@ from pathlib import Path
 from .loopback import ProviderApp, bind_loopback, make_server
 from .provider import ScriptedProvider
 from .script import ScriptFileError, load_script_file, script_file_schema
+from .wirelog import wire_log_schema
+
+SCHEMAS = {"script-file": script_file_schema, "wire-log": wire_log_schema}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -28,10 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=0, help="port (default: an ephemeral one)")
     serve.add_argument("--log", type=Path, help="write the wire log export here on exit")
     serve.add_argument("--no-invariants", action="store_true", help="do not check wire invariants")
-    commands.add_parser("schema", help="print the JSON Schema of script files")
+    schema = commands.add_parser("schema", help="print a file format's JSON Schema")
+    schema.add_argument("format", choices=sorted(SCHEMAS), help="which file format")
     args = parser.parse_args(argv)
     if args.command == "schema":
-        print(json.dumps(script_file_schema(), indent=2))
+        print(json.dumps(SCHEMAS[args.format](), indent=2))
         return 0
 
     try:

@@ -12,6 +12,7 @@ request parks the runtime exactly as a slow provider would, sync or async.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import ExitStack
@@ -99,6 +100,18 @@ class ProviderTransport(httpx2.BaseTransport, httpx2.AsyncBaseTransport):
         return response
 
 
+def _respx_side_effect(provider: ScriptedProvider) -> Any:
+    """The respx side effect. respx inspects a side effect's signature on every request
+    (to offer it `route=`); a precomputed `__signature__` makes that nearly free."""
+
+    def side_effect(request: httpx.Request) -> httpx.Response:
+        response: httpx.Response = build_response(sys.modules["httpx"], provider, request)
+        return response
+
+    side_effect.__signature__ = inspect.signature(side_effect)  # type: ignore[attr-defined]
+    return side_effect
+
+
 class InProcess:
     """Context manager: route the provider's hosts to `provider` for this process.
 
@@ -117,7 +130,7 @@ class InProcess:
 
     def __enter__(self) -> ScriptedProvider:
         router = respx.mock(assert_all_called=False, assert_all_mocked=False, using="httpx")
-        router.route(host__in=self.hosts).mock(side_effect=self._respx_side_effect)
+        router.route(host__in=self.hosts).mock(side_effect=_respx_side_effect(self.provider))
         router.route().pass_through()
         self._stack.enter_context(router)
         if not httpx2_is_aliased():
@@ -133,11 +146,6 @@ class InProcess:
     ) -> None:
         self.provider.release_all()
         self._stack.close()
-
-    def _respx_side_effect(self, request: httpx.Request) -> httpx.Response:
-        module = sys.modules["httpx"]
-        response: httpx.Response = build_response(module, self.provider, request)
-        return response
 
     def _patch_httpx2(self) -> None:
         transport = ProviderTransport(self.provider)

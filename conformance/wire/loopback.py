@@ -26,11 +26,15 @@ import uvicorn
 
 from ._plan import Plan, RawRequest, json_plan
 from .provider import ScriptedProvider
+from .wirelog import RECORDED_HEADERS
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+
+
+_RECORDED = frozenset(name.encode("latin-1") for name in RECORDED_HEADERS)
 
 
 class ScriptedDisconnect(Exception):
@@ -65,23 +69,31 @@ class ProviderApp:
         if path.startswith("/_turnlaw/"):
             await _deliver(send, _control(provider, scope["method"], path))
             return
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        # ASGI header names arrive lower-cased; only the recorded ones are worth decoding.
+        headers = {
+            k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in _RECORDED
+        }
         plan = provider.respond(RawRequest(scope["method"], path, headers, bytes(body)))
-        await plan.wait_async()
+        if plan.waits:
+            await plan.wait_async()
         await _deliver(send, plan)
 
 
 async def _deliver(send: Send, plan: Plan) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": plan.status,
-            "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in plan.headers],
-        }
-    )
-    for chunk in plan.chunks:
+    headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in plan.headers]
+    if len(plan.chunks) == 1 and not plan.disconnect:  # a JSON reply: one body, sized
+        headers.append((b"content-length", str(len(plan.chunks[0])).encode()))
+        await send({"type": "http.response.start", "status": plan.status, "headers": headers})
+        plan.finished()  # before the last send: once it is out, the client may look at once
+        await send({"type": "http.response.body", "body": plan.chunks[0]})
+        return
+    await send({"type": "http.response.start", "status": plan.status, "headers": headers})
+    for index, chunk in enumerate(plan.chunks):
+        if index == len(plan.chunks) - 1:
+            plan.finished()
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
-    plan.finished()
+    if not plan.chunks:
+        plan.finished()
     if plan.disconnect:
         raise ScriptedDisconnect("scripted disconnect in the middle of the stream")
     await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -106,9 +118,17 @@ def _control(provider: ScriptedProvider, method: str, path: str) -> Plan:
 
 
 def bind_loopback(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    """A listening socket, so the URL can be announced before the server loop starts.
+
+    The protocol must be IPPROTO_TCP: asyncio only disables Nagle's algorithm
+    (TCP_NODELAY) for sockets created with it, and with Nagle on every request after
+    the first on a keep-alive connection waits ~40 ms for a delayed ACK.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
+    sock.listen(128)
     return sock
 
 

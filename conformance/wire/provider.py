@@ -35,9 +35,8 @@ from .wirelog import (
     Finding,
     StepRef,
     WireLog,
-    credentials,
-    recorded_headers,
     scrub,
+    split_headers,
 )
 
 DEFAULT_MODELS = ("turnlaw-fake",)
@@ -68,6 +67,10 @@ class Script:
 
     def accepts(self, request: RequestIR) -> bool:
         return self.match.accepts(request) and (self.when is None or self.when(request))
+
+    @property
+    def exhausted(self) -> bool:
+        return self.position >= len(self.steps)
 
     @property
     def remaining(self) -> list[Step]:
@@ -192,7 +195,7 @@ class ScriptedProvider:
                 ),
             )
             for s in self._scripts
-            if s.remaining and not s.allow_unused
+            if not s.exhausted and not s.allow_unused
         ]
 
     def verify(self) -> None:
@@ -209,7 +212,7 @@ class ScriptedProvider:
         with self._lock:
             self._seq += 1
             seq = self._seq
-        secrets = credentials(raw.headers)
+        headers, secrets = split_headers(raw.headers)
         for secret in secrets:
             self.wire._add_secret(secret)
         path = _route_path(raw.path)
@@ -219,7 +222,7 @@ class ScriptedProvider:
             dialect=codec.dialect if codec else None,
             method=raw.method,
             path=raw.path.split("?", 1)[0],
-            headers=recorded_headers(raw.headers),
+            headers=headers,
             body=None,
             ir=None,
             step=None,
@@ -271,7 +274,7 @@ class ScriptedProvider:
     def _play(self, request: RequestIR, codec: DialectCodec, exchange: Exchange) -> Plan:
         with self._lock:
             script = next((s for s in self._scripts if s.accepts(request)), None)
-            if script is None or not script.remaining:
+            if script is None or script.exhausted:
                 step: Step | None = None
             else:
                 step, index = script.steps[script.position], script.position

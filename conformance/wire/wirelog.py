@@ -11,9 +11,10 @@ import json
 import re
 import threading
 from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from .ir import Dialect, RequestIR
 
@@ -45,10 +46,9 @@ class Finding(BaseModel):
     seq: int | None = None
 
 
-class StepRef(BaseModel):
+@dataclass(frozen=True, slots=True)
+class StepRef:
     """Which scripted step answered an exchange."""
-
-    model_config = ConfigDict(frozen=True)
 
     script: str
     index: int
@@ -56,10 +56,14 @@ class StepRef(BaseModel):
     label: str | None = None
 
 
-class Exchange(BaseModel):
-    """One request and how the fake answered it."""
+@dataclass(slots=True)
+class Exchange:
+    """One request and how the fake answered it.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    A slotted dataclass rather than a pydantic model: one is built for every request on
+    the provider's hot path, and every value in it is already validated or built here.
+    Its file form is `ExchangeRecord` (see `WireLog.export`).
+    """
 
     seq: int
     dialect: Dialect | None
@@ -70,39 +74,44 @@ class Exchange(BaseModel):
     ir: RequestIR | None
     step: StepRef | None
     status: int
-    arrived_at: float = Field(description="time.monotonic() at arrival")
-    finished_at: float | None = Field(default=None, description="when the reply was fully sent")
-    findings: list[Finding] = Field(default_factory=list)
+    arrived_at: float  # time.monotonic() at arrival
+    finished_at: float | None = None  # when the reply was fully sent
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def duration(self) -> float | None:
         return None if self.finished_at is None else self.finished_at - self.arrived_at
 
 
-def recorded_headers(headers: Mapping[str, str]) -> dict[str, str]:
-    """The allow-listed headers, credentials replaced by a marker."""
+MIN_SECRET_LENGTH = 8  # shorter "keys" (tests use "k") would shred ordinary words
+
+
+def split_headers(headers: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """(allow-listed headers with credentials replaced by a marker, the credentials).
+
+    One pass on the hot path: every request goes through here.
+    """
     kept: dict[str, str] = {}
+    secrets: list[str] = []
     for name, value in headers.items():
         key = name.lower()
-        if key in RECORDED_HEADERS:
-            kept[key] = REDACTED if key in CREDENTIAL_HEADERS else value
-    return dict(sorted(kept.items()))
-
-
-def credentials(headers: Any) -> list[str]:
-    found: list[str] = []
-    for name, value in headers.items():
-        if name.lower() in CREDENTIAL_HEADERS and value:
-            found.append(value)
-            scheme, _, token = value.partition(" ")
-            if token and scheme.lower() == "bearer":
-                found.append(token)
-    return found
+        if key not in RECORDED_HEADERS:
+            continue
+        if key in CREDENTIAL_HEADERS:
+            kept[key] = REDACTED
+            if value:
+                secrets.append(value)
+                scheme, _, token = value.partition(" ")
+                if token and scheme.lower() == "bearer":
+                    secrets.append(token)
+        else:
+            kept[key] = value
+    return dict(sorted(kept.items())), secrets
 
 
 def scrub(body: Any, secrets: list[str], raw: bytes) -> Any:
     """Replace any credential the runtime copied into the body (rare, so checked cheaply)."""
-    present = [s for s in secrets if s.encode() in raw]
+    present = [s for s in secrets if len(s) >= MIN_SECRET_LENGTH and s.encode() in raw]
     if not present:
         return body
 
@@ -134,7 +143,7 @@ class WireLog:
             self._exchanges.append(exchange)
 
     def _add_secret(self, value: str) -> None:
-        if len(value) >= 4:
+        if len(value) >= MIN_SECRET_LENGTH and value not in self._secrets:
             with self._lock:
                 self._secrets.add(value)
 
@@ -186,14 +195,41 @@ class WireLog:
         return json.dumps(self.export_data(), indent=2, ensure_ascii=False) + "\n"
 
 
+class ExchangeRecord(BaseModel):
+    """One exchange as exported (`WireLog.export`, `GET /_turnlaw/log`): the file form
+    other tools and languages read. Timings are left out: they are never deterministic."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seq: int
+    dialect: Dialect | None
+    method: str
+    path: str
+    status: int
+    step: dict[str, Any] | None = Field(description="script, index, kind and label if any")
+    headers: dict[str, str] = Field(description="allow-listed; credentials are '<redacted>'")
+    body: Any = Field(description="the parsed request body, key order kept")
+    ir: RequestIR | None = Field(description="the neutral IR, without its raw body")
+    findings: list[Finding]
+
+
+def wire_log_schema() -> dict[str, Any]:
+    """JSON Schema of an exported wire log (a list of ExchangeRecord)."""
+    schema = TypeAdapter(list[ExchangeRecord]).json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = "https://turnlaw.dev/schemas/wire-log-v1.json"
+    return schema
+
+
 def _exchange_record(exchange: Exchange) -> dict[str, Any]:
+    step = exchange.step
     return {
         "seq": exchange.seq,
         "dialect": exchange.dialect.value if exchange.dialect else None,
         "method": exchange.method,
         "path": exchange.path,
         "status": exchange.status,
-        "step": exchange.step.model_dump(exclude_none=True) if exchange.step else None,
+        "step": {k: v for k, v in asdict(step).items() if v is not None} if step else None,
         "headers": exchange.headers,
         "body": exchange.body,
         "ir": exchange.ir.model_dump(mode="json", exclude={"raw"}) if exchange.ir else None,

@@ -121,11 +121,12 @@ def test_unreadable_script_file(tmp_path: Path) -> None:
         load_script_file(tmp_path / "missing.json")
 
 
-def test_committed_script_schema_is_current() -> None:
-    from conformance.wire.script import script_file_schema
+@pytest.mark.parametrize("name", ["script-file", "wire-log"])
+def test_committed_schemas_are_current(name: str) -> None:
+    from conformance.wire.__main__ import SCHEMAS
 
-    committed = Path(__file__).parents[2] / "schemas" / "script-file-v1.json"
-    assert json.loads(committed.read_text()) == script_file_schema(), (
-        "schemas/script-file-v1.json is stale: "
-        "python -m conformance.wire schema > schemas/script-file-v1.json"
+    committed = Path(__file__).parents[2] / "schemas" / f"{name}-v1.json"
+    assert json.loads(committed.read_text()) == SCHEMAS[name](), (
+        f"schemas/{name}-v1.json is stale: "
+        f"python -m conformance.wire schema {name} > schemas/{name}-v1.json"
     )
