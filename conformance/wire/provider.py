@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,13 +45,30 @@ DEFAULT_MODELS = ("turnlaw-fake",)
 class WireVerificationError(AssertionError):
     """The provider saw something that fails the test (listed in the message)."""
 
-    def __init__(self, findings: Sequence[Finding]) -> None:
+    def __init__(
+        self, findings: Sequence[Finding], requests: Mapping[int, RequestIR] | None = None
+    ) -> None:
         self.findings = list(findings)
+        shown = requests or {}
         lines = [f"turnlaw fake provider: {len(self.findings)} problem(s)"]
         for finding in self.findings:
             where = f" (request #{finding.seq})" if finding.seq is not None else ""
             lines.append(f"- [{finding.kind}]{where} {finding.message}")
+            if finding.kind == "invariant" and finding.seq in shown:
+                lines.extend(f"      {line}" for line in describe_request(shown[finding.seq]))
         super().__init__("\n".join(lines))
+
+
+def describe_request(request: RequestIR) -> list[str]:
+    """The offending request as the model saw it, one numbered line per message."""
+    lines = [f"request to {request.model!r} ({request.dialect.value}):"]
+    for index, message in enumerate(request.messages):
+        calls = ", ".join(f"{c.name}#{c.id}" for c in message.tool_calls)
+        answers = f" answers #{message.tool_call_id}" if message.role == "tool" else ""
+        said = (message.text[:60] + "…") if len(message.text) > 60 else message.text
+        extra = f" calls {calls}" if calls else ""
+        lines.append(f"  {index}. {message.role}{answers}: {said!r}{extra}")
+    return lines
 
 
 @dataclass
@@ -202,7 +219,8 @@ class ScriptedProvider:
         """Raise WireVerificationError if anything should fail the test."""
         findings = self.findings
         if findings:
-            raise WireVerificationError(findings)
+            requests = {e.seq: e.ir for e in self.wire if e.ir is not None}
+            raise WireVerificationError(findings, requests)
 
     # -- answering -------------------------------------------------------------------
 

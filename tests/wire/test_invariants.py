@@ -53,6 +53,8 @@ async def test_violations_are_findings(body: Any, expected: str) -> None:
     with pytest.raises(WireVerificationError, match="invariant") as raised:
         provider.verify()
     assert expected in str(raised.value)
+    assert "request to 'm' (openai-chat):" in str(raised.value)  # the offending request
+    assert "0. user: 'x'" in str(raised.value)
     assert provider.wire.exchanges[0].findings[0].seq == 1
 
 
