@@ -54,8 +54,9 @@ class WireVerificationError(AssertionError):
         for finding in self.findings:
             where = f" (request #{finding.seq})" if finding.seq is not None else ""
             lines.append(f"- [{finding.kind}]{where} {finding.message}")
-            if finding.kind == "invariant" and finding.seq in shown:
-                lines.extend(f"      {line}" for line in describe_request(shown[finding.seq]))
+            request = shown.get(finding.seq) if finding.seq is not None else None
+            if finding.kind == "invariant" and request is not None:
+                lines.extend(f"      {line}" for line in describe_request(request))
         super().__init__("\n".join(lines))
 
 
