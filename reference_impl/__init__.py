@@ -1,3 +1,86 @@
-"""turnlaw's reference agent runtime: the runtime the conformance suite is exercised
-against. It is built in a later issue; this package exists so the distribution layout
-(`conformance`, `reference_impl`) is fixed from the start."""
+"""turnlaw's reference agent runtime: small, real, and obedient to every conversation law.
+
+    agent = Agent.create(provider=OpenAIChatProvider(base_url=...), model="m").build()
+    first = await agent.run("Book me a table for two on Friday.")   # ONE turn
+    await agent.follow_up("Make it three.")                          # this agent's last
+    await agent.run("Make it three.", continue_from=stored)          # any conversation
+
+The conformance suite is exercised against it, and implementers read it. See
+docs/reference.md for the choices made where the law is silent.
+"""
+
+from .agent import DEFAULT_AGENT_ID, Agent, AgentBuilder, RunResult, RunState
+from .checkpoint import (
+    CHECKPOINT_VERSION,
+    AgentRunCheckpoint,
+    FoldedSpan,
+    PendingQuestion,
+    load_checkpoint,
+)
+from .context import Compaction, Window
+from .conversation import Identity, IdentitySource, ToolCall, ToolSpec, Turn
+from .errors import (
+    AgentError,
+    ConversationMismatchError,
+    InvalidCheckpointError,
+    NoConversationError,
+    PendingQuestionError,
+    RunFailedError,
+    RunInFlightError,
+    ToolLoopLimitError,
+)
+from .memory import EpisodicMemory, InMemoryStore, MemoryEntry, SqliteMemoryStore
+from .providers import (
+    AnthropicMessagesProvider,
+    ModelProvider,
+    ModelReply,
+    OpenAIChatProvider,
+    OpenAIResponsesProvider,
+    make_provider,
+)
+from .self_explain import NO_COMPLETED_RUN
+from .tools import AskPerson, Tool, ToolContext, ask_person, tool
+
+__all__ = [
+    "CHECKPOINT_VERSION",
+    "DEFAULT_AGENT_ID",
+    "NO_COMPLETED_RUN",
+    "Agent",
+    "AgentBuilder",
+    "AgentError",
+    "AgentRunCheckpoint",
+    "AnthropicMessagesProvider",
+    "AskPerson",
+    "Compaction",
+    "ConversationMismatchError",
+    "EpisodicMemory",
+    "FoldedSpan",
+    "Identity",
+    "IdentitySource",
+    "InMemoryStore",
+    "InvalidCheckpointError",
+    "MemoryEntry",
+    "ModelProvider",
+    "ModelReply",
+    "NoConversationError",
+    "OpenAIChatProvider",
+    "OpenAIResponsesProvider",
+    "PendingQuestion",
+    "PendingQuestionError",
+    "RunFailedError",
+    "RunInFlightError",
+    "RunResult",
+    "RunState",
+    "SqliteMemoryStore",
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "ToolLoopLimitError",
+    "ToolSpec",
+    "Turn",
+    "Window",
+    "ask_person",
+    "load_checkpoint",
+    "make_provider",
+    "tool",
+]

@@ -1,0 +1,93 @@
+"""The typed errors of the reference runtime.
+
+Every refusal says what happened and what to do instead: these messages are read by
+people who just hit them, usually in a log.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .checkpoint import AgentRunCheckpoint
+
+
+class AgentError(Exception):
+    """Base of everything the runtime raises on purpose."""
+
+
+class NoConversationError(AgentError):
+    def __init__(self) -> None:
+        super().__init__(
+            "follow_up: this agent has no completed run to follow up on. "
+            "Start the conversation with run(message); to continue a stored one, "
+            "use run(message, continue_from=checkpoint)."
+        )
+
+
+class ConversationMismatchError(AgentError):
+    def __init__(self, recorded_by: str, handed_to: str) -> None:
+        self.recorded_by = recorded_by
+        self.handed_to = handed_to
+        super().__init__(
+            f"run: conversation recorded by agent '{recorded_by}', handed to agent "
+            f"'{handed_to}'. One agent does not answer another's conversation; continue it "
+            f"on an agent with id '{recorded_by}', or start a new conversation with run()."
+        )
+
+
+class RunInFlightError(AgentError):
+    def __init__(self, method: str, run_id: str) -> None:
+        self.run_id = run_id
+        super().__init__(
+            f"{method}: this agent is already running (run '{run_id}'). One instance answers "
+            "one turn at a time — wait for that run to finish, or build a second agent for "
+            "a second conversation."
+        )
+
+
+class PendingQuestionError(AgentError):
+    def __init__(self, method: str, tool_name: str, tool_call_id: str, question: str) -> None:
+        self.tool_name = tool_name
+        self.tool_call_id = tool_call_id
+        self.question = question
+        super().__init__(
+            f"{method}: this agent's last run paused to ask a person something and is still "
+            f"waiting. '{tool_name}' (call {tool_call_id}) raised the question: {question!r}. "
+            "Answer it with resume(paused_checkpoint, decision), or drop it explicitly with "
+            "abandon_pause() before sending a new message."
+        )
+
+
+class InvalidCheckpointError(AgentError):
+    """A checkpoint that cannot be continued; `field` names where it is wrong."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(
+            f"continue_from: invalid checkpoint at '{field}': {problem}. Pass the JSON that "
+            "agent.checkpoint() produced (AgentRunCheckpoint), unmodified."
+        )
+
+
+class ToolLoopLimitError(AgentError):
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        super().__init__(
+            f"run: the model kept calling tools for {limit} rounds without answering. "
+            "Raise .max_tool_rounds(n) if that is expected, or check the tools' results."
+        )
+
+
+class RunFailedError(AgentError):
+    """The run failed after at least one model call; `checkpoint` is the last good state,
+    which `run(message, continue_from=error.checkpoint)` accepts."""
+
+    def __init__(self, cause: BaseException, checkpoint: AgentRunCheckpoint) -> None:
+        self.checkpoint = checkpoint
+        super().__init__(
+            f"run failed after {len(checkpoint.history)} turn(s) were recorded: {cause!r}. "
+            "The conversation up to the last completed model call is in error.checkpoint; "
+            "continue it with run(message, continue_from=error.checkpoint)."
+        )

@@ -1,0 +1,129 @@
+"""OpenAI Chat Completions over the official `openai` SDK (async client).
+
+The runtime's neutral turns become Chat messages: the system prompt leads as a `system`
+message, assistant tool calls carry JSON-encoded arguments, and every tool result is its
+own `tool` message naming the call it answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import openai
+from openai.types.chat import (
+    ChatCompletionAssistantMessageParam,
+    ChatCompletionFunctionToolParam,
+    ChatCompletionMessage,
+    ChatCompletionMessageFunctionToolCall,
+    ChatCompletionMessageFunctionToolCallParam,
+    ChatCompletionMessageParam,
+)
+
+from ..conversation import ToolCall, ToolSpec, Turn
+from ._base import ModelReply
+from ._common import encode_arguments, parse_arguments
+
+
+def chat_messages(system: str, turns: Sequence[Turn]) -> list[ChatCompletionMessageParam]:
+    """The whole conversation as Chat messages; nothing is left to server-side state."""
+    messages: list[ChatCompletionMessageParam] = []
+    if system:
+        messages.append({"role": "system", "content": system})
+    for turn in turns:
+        if turn.role == "user":
+            messages.append({"role": "user", "content": turn.text})
+        elif turn.role == "tool":
+            messages.append(
+                {"role": "tool", "tool_call_id": turn.tool_call_id or "", "content": turn.text}
+            )
+        else:
+            messages.append(_assistant(turn))
+    return messages
+
+
+def _assistant(turn: Turn) -> ChatCompletionAssistantMessageParam:
+    # The API wants `content: null`, not "", beside tool calls.
+    message: ChatCompletionAssistantMessageParam = {
+        "role": "assistant",
+        "content": turn.text if turn.text or not turn.tool_calls else None,
+    }
+    if turn.tool_calls:
+        calls: list[ChatCompletionMessageFunctionToolCallParam] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": encode_arguments(call.arguments)},
+            }
+            for call in turn.tool_calls
+        ]
+        message["tool_calls"] = calls
+    return message
+
+
+def chat_tools(tools: Sequence[ToolSpec]) -> list[ChatCompletionFunctionToolParam]:
+    """Tools as Chat function tools (non-strict: arguments are parsed by the runtime)."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": tool.parameters,
+            },
+        }
+        for tool in tools
+    ]
+
+
+def chat_reply(message: ChatCompletionMessage) -> ModelReply:
+    """Text and function tool calls of the first choice; custom tool calls are not ours."""
+    calls = tuple(
+        ToolCall(
+            id=call.id,
+            name=call.function.name,
+            arguments=parse_arguments(call.function.arguments),
+        )
+        for call in message.tool_calls or ()
+        if isinstance(call, ChatCompletionMessageFunctionToolCall)
+    )
+    return ModelReply(text=message.content or "", tool_calls=calls)
+
+
+class OpenAIChatProvider:
+    """A `ModelProvider` for `POST /v1/chat/completions`.
+
+    Streams through `chat.completions.stream` by default, as real runtimes do; the SDK
+    accumulates the deltas, so both modes yield the same `ModelReply`.
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        stream: bool = True,
+        max_retries: int = 2,
+        client: openai.AsyncOpenAI | None = None,
+    ) -> None:
+        self.stream = stream
+        self.client = client or openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key, max_retries=max_retries
+        )
+
+    async def complete(
+        self,
+        *,
+        model: str,
+        system: str,
+        turns: Sequence[Turn],
+        tools: Sequence[ToolSpec],
+    ) -> ModelReply:
+        messages = chat_messages(system, turns)
+        offered = chat_tools(tools) if tools else openai.omit
+        completions = self.client.chat.completions
+        if self.stream:
+            async with completions.stream(model=model, messages=messages, tools=offered) as s:
+                final = await s.get_final_completion()
+            return chat_reply(final.choices[0].message)
+        completion = await completions.create(model=model, messages=messages, tools=offered)
+        return chat_reply(completion.choices[0].message)
