@@ -156,7 +156,8 @@ class Agent:
         if conversation.pending is not None:
             raise _pending_error("run", conversation.pending)
         history = [*conversation.history, Turn(role="user", text=message)]
-        return await self._turn(conversation, history, message, identity, session_id)
+        turn = conversation.turns + 1
+        return await self._turn(conversation, history, turn, message, identity, session_id)
 
     async def follow_up(self, message: str) -> RunResult:
         """Exactly `run(message, continue_from=self.checkpoint())`."""
@@ -186,7 +187,8 @@ class Agent:
             Turn(role="tool", tool_call_id=pending.tool_call_id, text=answer),
         ]
         message = _last_user_text(history)
-        return await self._turn(conversation, history, message, None, session_id)
+        turn = conversation.turns  # the paused turn goes on
+        return await self._turn(conversation, history, turn, message, None, session_id)
 
     def abandon_pause(self) -> dict[str, str] | None:
         """Drop the pending question, say what was dropped; None when nothing was pending.
@@ -241,6 +243,7 @@ class Agent:
         self,
         conversation: AgentRunCheckpoint,
         history: list[Turn],
+        turn: int,
         message: str,
         explicit: Identity | None,
         session_id: str | None,
@@ -251,7 +254,7 @@ class Agent:
             identity, source = _identity_ladder(explicit, conversation.identity, session_id, run_id)
             self._last_run = RunState(run_id, identity, source, session_id)
             named = identity if source in ("explicit", "carried") else None
-            run = _Run(self, run_id, named, identity, session_id, history, conversation)
+            run = _Run(self, run_id, named, identity, session_id, history, conversation, turn)
             return await run.play(message)
         finally:
             self._in_flight = None
@@ -281,8 +284,10 @@ class _Run:
         session_id: str | None,
         history: list[Turn],
         conversation: AgentRunCheckpoint,
+        turn: int,
     ) -> None:
         self.agent = agent
+        self.turn = turn
         self.config = agent._config
         self.run_id = run_id
         self.named = named
@@ -304,6 +309,7 @@ class _Run:
             identity=self.named,
             agent=self.config.id,
             pending=pending,
+            turns=self.turn,
         )
 
     async def play(self, message: str) -> RunResult:
@@ -327,9 +333,8 @@ class _Run:
             run_id=self.run_id, steps=tuple(self.trace), answer=answer
         )
         if self.config.memory is not None:
-            turn_number = sum(1 for t in self.history if t.role == "user")
             await self.config.memory.remember(
-                self.namespace.namespace(), turn_number, message, answer
+                self.namespace.namespace(), self.turn, message, answer
             )
         return RunResult(self.run_id, answer, checkpoint)
 
@@ -346,9 +351,7 @@ class _Run:
             pending = await self._run_tools(reply.tool_calls)
             if pending is not None:
                 return pending
-        error = ToolLoopLimitError(self.config.max_tool_rounds)
-        error.checkpoint = self.checkpoint()  # type: ignore[attr-defined]
-        raise error
+        raise ToolLoopLimitError(self.config.max_tool_rounds, self.checkpoint())
 
     async def _call(self, system: str, turns: Sequence[Turn], specs: Sequence[Any]) -> ModelReply:
         reply = await self.config.provider.complete(

@@ -52,6 +52,9 @@ class AgentRunCheckpoint(_Plain):
     identity: Identity | None = None
     agent: str | None = None
     pending: PendingQuestion | None = None
+    turns: int = Field(
+        default=0, ge=0, description="user turns so far, folded ones included (memory's turn=)"
+    )
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)

@@ -72,8 +72,11 @@ class InvalidCheckpointError(AgentError):
 
 
 class ToolLoopLimitError(AgentError):
-    def __init__(self, limit: int) -> None:
+    """The tool loop hit its bound; `checkpoint` holds the conversation up to there."""
+
+    def __init__(self, limit: int, checkpoint: AgentRunCheckpoint) -> None:
         self.limit = limit
+        self.checkpoint = checkpoint
         super().__init__(
             f"run: the model kept calling tools for {limit} rounds without answering. "
             "Raise .max_tool_rounds(n) if that is expected, or check the tools' results."

@@ -79,3 +79,32 @@ async def test_recall_is_budgeted(wire: ScriptedProvider, new_agent: Any) -> Non
         await agent.run(f"fact number {i}", identity=me)
     await agent.run("which fact?", identity=me)
     assert wire.wire.last.system.count("<memory ") == 3
+
+
+async def test_memory_turn_numbers_count_folded_turns(
+    wire: ScriptedProvider, new_agent: Any
+) -> None:
+    from reference_impl import Compaction
+
+    wire.script([text("a1"), text("a2"), text("SUMMARY"), text("a3"), text("a4")])
+    store = InMemoryStore()
+    agent = (
+        new_agent()
+        .memory(EpisodicMemory(store))
+        .compaction(Compaction(trigger_turns=2, keep_recent_turns=1))
+        .build()
+    )
+    me = Identity(conversation_id="u")
+    await agent.run("m1", identity=me)
+    await agent.follow_up("m2")
+    await agent.follow_up("m3")  # folds m1 and m2 into one summary turn
+    await agent.follow_up("m4")
+    entries = await store.entries(me.namespace())
+    assert [(e.role, e.turn) for e in entries if e.role == "user"] == [
+        ("user", 1),
+        ("user", 2),
+        ("user", 3),
+        ("user", 4),
+    ]
+    assert agent.checkpoint().turns == 4
+    assert 'turn="1"' in wire.wire.last.system
