@@ -31,7 +31,16 @@ from typing import TextIO, TypeVar
 
 import openai
 
-from conformance.wire import Call, Hold, LoopbackServer, Message, ScriptedProvider, ToolCalls, text
+from conformance.wire import (
+    Call,
+    Hold,
+    LoopbackServer,
+    Message,
+    ScriptedProvider,
+    Text,
+    ToolCalls,
+    text,
+)
 from reference_impl import (
     Agent,
     AgentBuilder,
@@ -98,7 +107,10 @@ class Stage:
         for number, request in enumerate(self.provider.wire.requests[self.shown :], 1):
             self.say(f"  request #{self.shown + number} · model {request.model}")
             if system:
-                self.say(f"    {'system':>9}: " + request.system.replace("\n", "\n" + " " * 15))
+                first, *rest = request.system.splitlines() or [""]
+                self.say(f"    {'system':>9}: {first}")
+                for line in rest:
+                    self.say(f"{'':15}{line}".rstrip())
             for message in request.messages:
                 self.say(f"    {message.role:>9}: {said(message)}")
         self.shown = len(self.provider.wire)
@@ -192,10 +204,16 @@ async def in_flight(stage: Stage) -> None:
 
 async def pause_and_resume(stage: Stage) -> None:
     stage.title("6. PendingQuestionError: a paused run is answered, or dropped on purpose")
-    replies = [refund_call(7), text("Order 7 is refunded."), refund_call(9), text("From noon.")]
+    replies: list[Text | ToolCalls] = [
+        refund_call(7),
+        text("Order 7 is refunded."),
+        refund_call(9),
+        text("From noon."),
+    ]
     stage.provider.script(replies, model="door-6")
     agent = stage.agent("door-6").tool(issue_refund).build()
     paused = await agent.run("Refund order 7, please.")
+    stage.show_new()
     assert paused.pending is not None
     stage.say(f"  paused: {paused.pending.tool_name} asks {paused.pending.question!r}")
     before = len(stage.provider.wire)
@@ -203,7 +221,9 @@ async def pause_and_resume(stage: Stage) -> None:
     stage.nothing_new(before)
     done = await agent.resume(paused.checkpoint, "approved")
     stage.say(f"  resume(checkpoint, 'approved') -> {done.answer!r}")
+    stage.show_new()
     await agent.follow_up("Refund order 9 too.")
+    stage.show_new()
     stage.say(f"  paused again; abandon_pause() -> {agent.abandon_pause()}")
     await agent.follow_up("Never mind. When do you open?")
     stage.show_new()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import signal
 import sys
 from pathlib import Path
 
@@ -43,8 +44,18 @@ def main(argv: list[str] | None = None) -> int:
     except ScriptFileError as error:
         print(error, file=sys.stderr)
         return 2
+    if args.log is not None:
+        try:  # find out now, not after serving, that the log cannot be written
+            args.log.write_text("[]\n", encoding="utf-8")
+        except OSError as error:
+            print(f"turnlaw: cannot write the log to {args.log}: {error}", file=sys.stderr)
+            return 2
     provider = ScriptedProvider(check_invariants=not args.no_invariants)
     provider.load(script)
+    # SIGTERM (what CI, Popen.terminate and process managers send) stops like Ctrl-C:
+    # uvicorn re-raises the signal after shutting down, and this turns it into the
+    # KeyboardInterrupt below instead of a death that loses the log and the findings.
+    signal.signal(signal.SIGTERM, _interrupt)
 
     sock = bind_loopback(port=args.port)
     host, port = sock.getsockname()[:2]
@@ -59,13 +70,17 @@ def main(argv: list[str] | None = None) -> int:
         provider.release_all()
         sock.close()
 
-    if args.log:
-        args.log.write_text(provider.wire.export(), encoding="utf-8")
     findings = provider.findings
     print(f"turnlaw: served {len(provider.wire)} request(s)", file=sys.stderr)
     for finding in findings:
         print(f"turnlaw: [{finding.kind}] {finding.message}", file=sys.stderr)
+    if args.log is not None:
+        args.log.write_text(provider.wire.export(), encoding="utf-8")
     return 1 if findings else 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

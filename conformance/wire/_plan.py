@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 class RawRequest:
     method: str
     path: str
-    headers: Mapping[str, str]
+    headers: Sequence[tuple[str, str]]  # every value: a repeated header is not collapsed
     body: bytes
 
 
@@ -68,6 +68,9 @@ class Plan:
     def _hold_expired(self) -> None:
         """A hold nobody released: answer anyway so nothing hangs, and say so."""
         from .wirelog import Finding
+
+        if self.hold is not None:
+            self.hold.release()  # reported here, so not again as unreleased
 
         if self.exchange is not None:
             name = f" '{self.hold.label}'" if self.hold and self.hold.label else ""

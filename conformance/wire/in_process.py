@@ -71,7 +71,7 @@ def build_response(module: ModuleType, provider: ScriptedProvider, request: Any)
     raw = RawRequest(
         method=request.method,
         path=request.url.raw_path.decode("ascii"),
-        headers=dict(request.headers.items()),
+        headers=request.headers.multi_items(),
         body=request.content,  # transports read the body before calling us
     )
     plan = provider.respond(raw)

@@ -70,9 +70,11 @@ class ProviderApp:
             await _deliver(send, _control(provider, scope["method"], path))
             return
         # ASGI header names arrive lower-cased; only the recorded ones are worth decoding.
-        headers = {
-            k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"] if k in _RECORDED
-        }
+        headers = [
+            (k.decode("latin-1"), v.decode("latin-1"))
+            for k, v in scope["headers"]
+            if k in _RECORDED
+        ]
         plan = provider.respond(RawRequest(scope["method"], path, headers, bytes(body)))
         if plan.waits:
             await plan.wait_async()

@@ -23,16 +23,21 @@ from .dialects._base import DialectCodec, WireFormatError
 from .invariants import check_request
 from .ir import Dialect, RequestIR
 from .script import (
+    Fault,
     Hold,
     Match,
     React,
     ScriptFile,
     Step,
+    StreamError,
+    Text,
+    ToolCalls,
     parse_steps,
 )
 from .wirelog import (
     Exchange,
     Finding,
+    FindingKind,
     StepRef,
     WireLog,
     scrub,
@@ -118,6 +123,7 @@ class ScriptedProvider:
         self._allow_unused = allow_unused
         self._scripts: list[Script] = []
         self._holds: list[Hold] = []
+        self._late_findings: list[Finding] = []
         self._lock = threading.Lock()
         self._seq = 0
         if steps is not None:
@@ -149,6 +155,15 @@ class ScriptedProvider:
         """Add a script. Requests go to the first script whose matcher accepts them."""
         match = Match(model=model, dialect=Dialect(dialect) if dialect else None)
         parsed = parse_steps(steps)
+        labels = [h.label for h in self._holds if h.label]
+        for step in parsed:
+            if isinstance(step, Hold) and step.label:
+                if step.label in labels:
+                    raise ValueError(
+                        f"hold label {step.label!r} is used twice; labels name holds for "
+                        "provider.hold() and the release endpoint, so they must be unique"
+                    )
+                labels.append(step.label)
         with self._lock:
             script = Script(
                 name=name or (f"model={model}" if model else f"script-{len(self._scripts)}"),
@@ -183,8 +198,21 @@ class ScriptedProvider:
         raise KeyError(f"no hold labelled {label!r}; labels: {[h.label for h in self._holds]}")
 
     def release_all(self) -> None:
-        """Release every hold, so that no request is left parked (used at shutdown)."""
+        """Release every hold, so that no request is left parked (used at shutdown).
+
+        A hold whose request arrived but that the test never released is a finding:
+        the test parked a reply and forgot about it, so whatever it asserted after
+        did not see that reply.
+        """
         for hold in self._holds:
+            if hold.has_arrived and not hold.is_released:
+                name = f" '{hold.label}'" if hold.label else ""
+                self._late_findings.append(
+                    Finding(
+                        kind="hold_unreleased",
+                        message=f"hold{name}: its request arrived but the test never released it",
+                    )
+                )
             hold.release()
 
     @property
@@ -198,7 +226,7 @@ class ScriptedProvider:
     def findings(self) -> list[Finding]:
         """Findings so far, plus unused steps (unless allowed)."""
         found = [finding for exchange in self.wire for finding in exchange.findings]
-        return found + self._unused_findings()
+        return found + self._late_findings + self._unused_findings()
 
     def _unused_findings(self) -> list[Finding]:
         if self._allow_unused:
@@ -226,18 +254,20 @@ class ScriptedProvider:
     # -- answering -------------------------------------------------------------------
 
     def respond(self, raw: RawRequest) -> Plan:
-        """Decide and record the answer to one request. Never raises on bad input."""
+        """Decide and record the answer to one request. Never raises, whatever arrives.
+
+        Parsing happens outside the lock; numbering, step consumption and logging happen
+        inside one critical section, so sequence numbers, the log's order and the order
+        steps were used always agree, even under concurrency.
+        """
         arrived = time.monotonic()
-        with self._lock:
-            self._seq += 1
-            seq = self._seq
         headers, secrets = split_headers(raw.headers)
         for secret in secrets:
             self.wire._add_secret(secret)
         path = _route_path(raw.path)
         codec = dialects.by_path(path)
         exchange = Exchange(
-            seq=seq,
+            seq=0,
             dialect=codec.dialect if codec else None,
             method=raw.method,
             path=raw.path.split("?", 1)[0],
@@ -248,98 +278,135 @@ class ScriptedProvider:
             status=0,
             arrived_at=arrived,
         )
-        plan = self._answer(raw, path, codec, exchange, secrets)
-        exchange.status = plan.status
-        plan.exchange = exchange
-        self.wire._append(exchange)
+        try:
+            outcome = self._parse(raw, path, codec, exchange, secrets)
+        except Exception as error:  # a fake that dies on bad input hides the evidence
+            outcome = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
+        with self._lock:
+            self._seq += 1
+            exchange.seq = self._seq
+            try:
+                plan = self._decide(outcome, codec, exchange)
+            except Exception as error:
+                refusal = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
+                plan = self._refuse(exchange, refusal, codec)
+            exchange.status = plan.status
+            plan.exchange = exchange
+            self.wire._append(exchange)
         if plan.hold is not None:
             plan.hold._mark_arrived(exchange.ir)
         return plan
 
-    def _answer(
+    def _parse(
         self,
         raw: RawRequest,
         path: str,
         codec: DialectCodec | None,
         exchange: Exchange,
         secrets: list[str],
-    ) -> Plan:
+    ) -> RequestIR | Plan | _Refusal:
+        """Everything that needs no lock: routing, JSON, the dialect, the invariants."""
         if raw.method == "GET" and path in ("/v1/models", "/v1/models/"):
             return json_plan(200, _models_body(self.models, raw.headers))
         if codec is None or raw.method != "POST":
             served = ", ".join(["GET /v1/models", *(f"POST {p}" for p in dialects.paths())])
             message = f"turnlaw: no endpoint {raw.method} {exchange.path}; served: {served}"
-            status = 405 if codec is not None else 404
-            return self._refuse(exchange, "unknown_endpoint", message, status, None)
+            return _Refusal("unknown_endpoint", message, 405 if codec is not None else 404)
         try:
-            body = json.loads(raw.body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as error:
-            return self._refuse(
-                exchange, "malformed", f"turnlaw: body is not valid JSON: {error}", 400, codec
-            )
+            body = json.loads(raw.body, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
+            exchange.body = scrub(raw.body.decode("utf-8", "replace"), secrets, raw.body)
+            return _Refusal("malformed", f"turnlaw: body is not valid JSON: {error}", 400)
         exchange.body = scrub(body, secrets, raw.body)
         try:
             request = codec.parse_request(exchange.body)
         except WireFormatError as error:
-            return self._refuse(exchange, "malformed", f"turnlaw: {error}", 400, codec)
+            return _Refusal("malformed", f"turnlaw: {error}", 400)
         exchange.ir = request
         if self.check_invariants:
-            for problem in check_request(request, codec):
-                exchange.findings.append(
-                    Finding(kind="invariant", seq=exchange.seq, message=problem)
-                )
-        return self._play(request, codec, exchange)
+            exchange.findings.extend(
+                Finding(kind="invariant", message=problem)
+                for problem in check_request(request, codec)
+            )
+        return request
+
+    def _decide(
+        self, outcome: RequestIR | Plan | _Refusal, codec: DialectCodec | None, exchange: Exchange
+    ) -> Plan:
+        """Under the lock: number the findings, consume a step, render it."""
+        exchange.findings[:] = [
+            f.model_copy(update={"seq": exchange.seq}) for f in exchange.findings
+        ]
+        if isinstance(outcome, Plan):
+            return outcome
+        if isinstance(outcome, _Refusal):
+            return self._refuse(exchange, outcome, codec)
+        assert codec is not None
+        return self._play(outcome, codec, exchange)
 
     def _play(self, request: RequestIR, codec: DialectCodec, exchange: Exchange) -> Plan:
-        with self._lock:
-            script = next((s for s in self._scripts if s.accepts(request)), None)
-            if script is None or script.exhausted:
-                step: Step | None = None
-            else:
-                step, index = script.steps[script.position], script.position
-                script.position += 1
+        script = next((s for s in self._scripts if s.accepts(request)), None)
         if script is None:
-            kind, message = (
-                "unmatched",
-                (
-                    f"turnlaw: no script matches this request (model {request.model!r}, "
-                    f"{request.dialect.value}); scripts: {[s.name for s in self._scripts]}"
-                ),
+            message = (
+                f"turnlaw: no script matches this request (model {request.model!r}, "
+                f"{request.dialect.value}); scripts: {[s.name for s in self._scripts]}"
             )
-            return self._refuse(exchange, kind, message, 400, codec)
-        if step is None:
+            return self._refuse(exchange, _Refusal("unmatched", message, 400), codec)
+        if script.exhausted:
             message = (
                 f"turnlaw: script '{script.name}' ran out: this is request #{exchange.seq} "
                 f"(model {request.model!r}) and all {len(script.steps)} scripted step(s) were "
                 f"used. Last user text: {(request.user_texts() or [''])[-1][:80]!r}"
             )
-            return self._refuse(exchange, "exhausted", message, 400, codec)
+            return self._refuse(exchange, _Refusal("exhausted", message, 400), codec)
+        index = script.position
+        step = script.steps[index]
+        script.position += 1
         exchange.step = StepRef(script=script.name, index=index, kind=step.kind, label=step.label)
-        hold: Hold | None = None
         if isinstance(step, React):
             try:
-                step = step.fn(request)
+                produced: object = step.fn(request)
             except Exception as error:  # a broken test callback must still answer
                 message = f"turnlaw: react step {index} raised {error!r}"
-                return self._refuse(exchange, "malformed", message, 500, codec)
+                return self._refuse(exchange, _Refusal("react_failed", message, 500), codec)
+            if not isinstance(produced, Text | ToolCalls | Fault | StreamError | Hold):
+                message = (
+                    f"turnlaw: react step {index} returned {produced!r}; expected a step "
+                    "(Text, ToolCalls, Fault, StreamError or Hold)"
+                )
+                return self._refuse(exchange, _Refusal("react_failed", message, 500), codec)
+            step = produced
+        hold: Hold | None = None
         if isinstance(step, Hold):
             hold, step = step, step.then
+            if hold not in self._holds:  # made by a React step: reachable like any other
+                self._holds.append(hold)
         plan = render_step(step, request, codec, exchange.seq)
         plan.hold = hold
         plan.hold_limit = self.hold_limit
         return plan
 
-    def _refuse(
-        self,
-        exchange: Exchange,
-        kind: Any,
-        message: str,
-        status: int,
-        codec: DialectCodec | None,
-    ) -> Plan:
-        exchange.findings.append(Finding(kind=kind, seq=exchange.seq, message=message))
-        body = codec.render_error(status, message) if codec else _generic_error(message)
-        return json_plan(status, body)
+    def _refuse(self, exchange: Exchange, refusal: _Refusal, codec: DialectCodec | None) -> Plan:
+        exchange.findings.append(
+            Finding(kind=refusal.kind, seq=exchange.seq, message=refusal.message)
+        )
+        body = (
+            codec.render_error(refusal.status, refusal.message)
+            if codec
+            else _generic_error(refusal.message)
+        )
+        return json_plan(refusal.status, body)
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    kind: FindingKind
+    message: str
+    status: int
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (the real API refuses it too)")
 
 
 def _describe(step: Step) -> str:
@@ -358,8 +425,8 @@ def _route_path(path: str) -> str:
     return bare if bare.startswith("/v1/") or bare == "/v1" else "/v1" + bare
 
 
-def _models_body(models: Sequence[str], headers: Any) -> Any:
-    anthropic = any(name.lower() == "anthropic-version" for name in headers)
+def _models_body(models: Sequence[str], headers: Sequence[tuple[str, str]]) -> Any:
+    anthropic = any(name.lower() == "anthropic-version" for name, _ in headers)
     if anthropic:
         data = [
             {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}

@@ -211,8 +211,8 @@ def load_script_file(path: str | Path) -> ScriptFile:
         data = json.loads(source.read_text(encoding="utf-8"))
     except OSError as error:
         raise ScriptFileError(f"{source}: cannot read the script file: {error}") from error
-    except json.JSONDecodeError as error:
-        raise ScriptFileError(f"{source}: not valid JSON: {error}") from error
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ScriptFileError(f"{source}: not valid UTF-8 JSON: {error}") from error
     if isinstance(data, list):
         data = {"scripts": [{"steps": data}]}
     try:
@@ -253,7 +253,20 @@ _STEP_ADAPTER: TypeAdapter[FileStep] = TypeAdapter(FileStep)
 
 def parse_steps(steps: Sequence[Step | dict[str, Any]]) -> list[Step]:
     """Accept step objects or their dict form, so tests can paste JSON."""
-    return [s if isinstance(s, BaseModel) else _STEP_ADAPTER.validate_python(s) for s in steps]
+    if isinstance(steps, BaseModel | dict | str):
+        raise TypeError(
+            f"steps must be a list of steps, got one {type(steps).__name__}: [{steps!r}]?"
+        )
+    parsed: list[Step] = []
+    for index, step in enumerate(steps):
+        if isinstance(step, Text | ToolCalls | Fault | StreamError | Hold | React):
+            parsed.append(step)
+            continue
+        try:
+            parsed.append(_STEP_ADAPTER.validate_python(step))
+        except ValidationError as error:
+            raise ValueError(f"step {index} is not a valid step: {error}") from error
+    return parsed
 
 
 class HoldTimeoutError(TimeoutError):

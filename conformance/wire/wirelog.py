@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -31,7 +31,10 @@ FindingKind = Literal[
     "malformed",
     "unknown_endpoint",
     "invariant",
+    "react_failed",
+    "internal",
     "hold_expired",
+    "hold_unreleased",
     "unused_steps",
 ]
 
@@ -86,26 +89,29 @@ class Exchange:
 MIN_SECRET_LENGTH = 8  # shorter "keys" (tests use "k") would shred ordinary words
 
 
-def split_headers(headers: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+def split_headers(headers: Iterable[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
     """(allow-listed headers with credentials replaced by a marker, the credentials).
 
-    One pass on the hot path: every request goes through here.
+    Takes every (name, value) pair, so a credential sent twice is caught twice; one pass
+    on the hot path, since every request goes through here.
     """
     kept: dict[str, str] = {}
     secrets: list[str] = []
-    for name, value in headers.items():
+    for name, value in headers:
         key = name.lower()
         if key not in RECORDED_HEADERS:
             continue
         if key in CREDENTIAL_HEADERS:
             kept[key] = REDACTED
-            if value:
-                secrets.append(value)
-                scheme, _, token = value.partition(" ")
-                if token and scheme.lower() == "bearer":
-                    secrets.append(token)
+            for part in value.split(","):  # a client may have joined repeats with commas
+                credential = part.strip()
+                if credential:
+                    secrets.append(credential)
+                    scheme, _, token = credential.partition(" ")
+                    if token and scheme.lower() == "bearer":
+                        secrets.append(token.strip())
         else:
-            kept[key] = value
+            kept[key] = f"{kept[key]}, {value}" if key in kept else value
     return dict(sorted(kept.items())), secrets
 
 

@@ -115,7 +115,7 @@ def test_invalid_script_file_names_the_step(tmp_path: Path, data: object, messag
 
 def test_unreadable_script_file(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(ScriptFileError, match="not valid JSON"):
+    with pytest.raises(ScriptFileError, match="not valid UTF-8 JSON"):
         load_script_file(tmp_path / "bad.json")
     with pytest.raises(ScriptFileError, match="cannot read"):
         load_script_file(tmp_path / "missing.json")
@@ -130,3 +130,94 @@ def test_committed_schemas_are_current(name: str) -> None:
         f"schemas/{name}-v1.json is stale: "
         f"python -m conformance.wire schema {name} > schemas/{name}-v1.json"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (b'{"model": "m", "metadata": ' + b"[" * 3000 + b"]" * 3000 + b"}", "not valid JSON"),
+        (b'{"model": "m", "temperature": NaN, "messages": []}', "NaN is not JSON"),
+        ('{"model": "café"'.encode("latin-1"), "not valid JSON"),
+    ],
+)
+async def test_hostile_bodies_are_refused_recorded_and_survived(body: bytes, why: str) -> None:
+    provider = ScriptedProvider([text("still alive")])
+    with LoopbackServer(provider):
+        async with httpx.AsyncClient(base_url=provider.base_url or "") as client:
+            refused = await client.post("/chat/completions", content=body)
+            fine = await client.post(
+                "/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            )
+    assert refused.status_code == 400 and why in refused.json()["error"]["message"]
+    assert fine.status_code == 200
+    first = provider.wire.exchanges[0]
+    assert isinstance(first.body, str) and first.body, "the evidence is kept, as text"
+    assert [f.kind for f in provider.findings] == ["malformed"]
+
+
+async def test_a_react_step_that_returns_garbage_is_a_finding() -> None:
+    from conformance.wire import InProcess, React
+
+    provider = ScriptedProvider([React(fn=lambda request: None)])  # type: ignore[arg-type,return-value]
+    with InProcess(provider):
+        async with httpx.AsyncClient() as client:
+            response = await client.post(
+                f"{provider.base_url}/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            )
+    assert response.status_code == 500 and "expected a step" in response.text
+    assert [f.kind for f in provider.findings] == ["react_failed"]
+    assert len(provider.wire) == 1
+
+
+async def test_a_hold_made_by_a_react_step_can_be_released() -> None:
+    import asyncio
+
+    from conformance.wire import Hold, InProcess, React
+
+    provider = ScriptedProvider([React(fn=lambda request: Hold(label="late", then=text("held")))])
+    with InProcess(provider):
+        async with httpx.AsyncClient() as client:
+            task = asyncio.create_task(
+                client.post(
+                    f"{provider.base_url}/chat/completions",
+                    json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+                )
+            )
+            while len(provider.wire) == 0:
+                await asyncio.sleep(0.005)
+            await provider.hold("late").arrived()
+            provider.hold("late").release()
+            assert (await task).json()["choices"][0]["message"]["content"] == "held"
+    provider.verify()
+
+
+def test_duplicate_hold_labels_are_refused() -> None:
+    from conformance.wire import Hold
+
+    provider = ScriptedProvider([Hold(label="gate", then=text("a"))])
+    with pytest.raises(ValueError, match="'gate' is used twice"):
+        provider.script([Hold(label="gate", then=text("b"))])
+
+
+def test_a_single_step_instead_of_a_list_is_a_clear_error() -> None:
+    with pytest.raises(TypeError, match="must be a list of steps"):
+        ScriptedProvider(text("a"))  # type: ignore[arg-type]
+
+
+async def test_a_hold_nobody_released_fails_verification() -> None:
+    import asyncio
+
+    from conformance.wire import Hold, InProcess
+
+    hold = Hold(label="forgotten", then=text("x"))
+    provider = ScriptedProvider([hold])
+    with InProcess(provider):
+        client = openai_client(provider)
+        task = asyncio.create_task(
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+        )
+        await hold.arrived()
+    await task  # leaving InProcess released it
+    assert [f.kind for f in provider.findings] == ["hold_unreleased"]

@@ -48,8 +48,8 @@ def serve(
             process.wait(5)
 
 
-def stop(process: subprocess.Popen[str]) -> tuple[int, str]:
-    process.send_signal(signal.SIGINT)
+def stop(process: subprocess.Popen[str], how: int = signal.SIGINT) -> tuple[int, str]:
+    process.send_signal(how)
     _, stderr = process.communicate(timeout=10)
     return process.returncode, stderr
 
@@ -105,3 +105,39 @@ def test_serve_refuses_an_invalid_script(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "step 0 (text), field 'text': Field required" in result.stderr
+
+
+def test_sigterm_stops_cleanly_and_keeps_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "wire.json"
+    with serve(tmp_path, [{"kind": "text", "text": "one"}], "--log", str(log)) as (url, process):
+        for _ in range(2):  # the second request exhausts the script: a finding
+            httpx.post(
+                f"{url}/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            )
+        code, stderr = stop(process, signal.SIGTERM)
+    assert code == 1
+    assert "[exhausted]" in stderr
+    assert [e["status"] for e in json.loads(log.read_text())] == [200, 400]
+
+
+def test_an_unwritable_log_is_refused_before_serving(tmp_path: Path) -> None:
+    path = tmp_path / "script.json"
+    path.write_text("[]")
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance.wire",
+            "serve",
+            "--script",
+            str(path),
+            "--log",
+            str(tmp_path / "no" / "dir.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert "cannot write the log" in result.stderr

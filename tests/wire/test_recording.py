@@ -109,3 +109,19 @@ async def test_ports_are_normalized(transport: type) -> None:
         )
     assert "127.0.0.1:<port>" in provider.wire.export()
     assert "51234" not in provider.wire.export()
+
+
+@pytest.mark.parametrize("transport", [InProcess, LoopbackServer])
+async def test_a_repeated_credential_header_is_redacted_every_time(transport: type) -> None:
+    provider = ScriptedProvider([text("a")])
+    first, second = "zz-first-secret-AAAAAAAA", "zz-second-secret-BBBBBBBB"
+    with transport(provider):
+        async with httpx.AsyncClient() as client:
+            await client.post(
+                f"{provider.base_url}/chat/completions",
+                headers=httpx.Headers([("X-API-KEY", first), ("x-Api-Key", second)]),
+                json={"model": "m", "messages": [{"role": "user", "content": f"{first} {second}"}]},
+            )
+    recorded = everything_recorded(provider)
+    assert first not in recorded and second not in recorded
+    assert provider.wire.exchanges[0].headers["x-api-key"] == "<redacted>"

@@ -120,7 +120,7 @@ async def test_react_step_that_raises_is_a_finding_not_a_crash() -> None:
     provider = ScriptedProvider([React(fn=broken)])
     with InProcess(provider), pytest.raises(openai.InternalServerError, match="bug in the test"):
         await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
-    assert [f.kind for f in provider.findings] == ["malformed"]
+    assert [f.kind for f in provider.findings] == ["react_failed"]
 
 
 def test_fixture_fails_the_test_at_teardown(pytester: pytest.Pytester) -> None:
