@@ -38,6 +38,13 @@ def demo(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def conversations(session: nox.Session) -> None:
+    """Every door of the conversation laws, run by the reference runtime against the fake."""
+    session.install("-e", ".[test]")
+    session.run("python", "examples/conversations.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def benchmarks(session: nox.Session) -> None:
     """Cost of the fake against bare baselines, side by side, as ratios."""
     session.install("-e", ".[test]")

@@ -1,7 +1,8 @@
-"""The provider demo: three official SDKs talk to one scripted fake over real HTTP.
+"""The provider demo: the official SDKs talk to one scripted fake over real HTTP.
 
 It plays a short booking conversation — a tool call, its result, a follow-up turn —
-through OpenAI Chat Completions (streamed), OpenAI Responses and Anthropic Messages,
+through OpenAI Chat Completions (streamed), OpenAI Responses and Anthropic Messages
+(the openai and anthropic SDKs),
 then prints what the model was actually shown on each request: the only evidence a
 conversation law can be judged on. Run it with `nox -s demo`.
 """

@@ -49,17 +49,45 @@ class Plan:
     def waits(self) -> bool:
         return self.delay > 0 or self.hold is not None
 
-    def wait_sync(self) -> None:
-        if self.hold is not None and not self.hold._released.wait(self.hold_limit):
-            self._hold_expired()
+    def wait_sync(self, read_timeout: float | None = None) -> bool:
+        """Wait out the hold and the delay; False when the client's read timeout came first
+        (the in-process transport then raises the client library's ReadTimeout)."""
+        started = time.monotonic()
+        if self.hold is not None:
+            limit = self._hold_wait(read_timeout)
+            if not self.hold._released.wait(limit):
+                if limit < self.hold_limit:
+                    return False
+                self._hold_expired()
         if self.delay:
-            time.sleep(self.delay)
+            left = self._left(read_timeout, started)
+            time.sleep(min(self.delay, left))
+            return self.delay <= left
+        return True
 
-    async def wait_async(self) -> None:
-        if self.hold is not None and not await self.hold._released.wait_async(self.hold_limit):
-            self._hold_expired()
+    async def wait_async(self, read_timeout: float | None = None) -> bool:
+        """`wait_sync` for event loops."""
+        started = time.monotonic()
+        if self.hold is not None:
+            limit = self._hold_wait(read_timeout)
+            if not await self.hold._released.wait_async(limit):
+                if limit < self.hold_limit:
+                    return False
+                self._hold_expired()
         if self.delay:
-            await asyncio.sleep(self.delay)
+            left = self._left(read_timeout, started)
+            await asyncio.sleep(min(self.delay, left))
+            return self.delay <= left
+        return True
+
+    def _hold_wait(self, read_timeout: float | None) -> float:
+        return self.hold_limit if read_timeout is None else min(self.hold_limit, read_timeout)
+
+    @staticmethod
+    def _left(read_timeout: float | None, started: float) -> float:
+        if read_timeout is None:
+            return float("inf")
+        return max(0.0, read_timeout - (time.monotonic() - started))
 
     def finished(self) -> None:
         if self.exchange is not None:

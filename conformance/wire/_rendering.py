@@ -35,7 +35,9 @@ def render_step(
             plan = json_plan(500, codec.render_error(500, step.message))
         else:
             reply = AssistantReply(text=step.text, usage=estimate_usage(request, step.text))
-            events = codec.render_sse(reply, request, ids)[: step.after_events]
+            events = codec.render_sse(reply, request, ids)
+            # never the whole stream: the failure must come before its normal end
+            events = events[: min(step.after_events, len(events) - 1)]
             if step.mode == "event":
                 events += codec.render_stream_error(step.message, ids)
             plan = Plan.sse(events, disconnect=step.mode == "disconnect")

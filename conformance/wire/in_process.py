@@ -1,13 +1,16 @@
 """The in-process transport: the provider answers inside the test's own process.
 
 respx does the interception for clients built on `httpx` — and on `httpx2` (what
-openai>=3 and anthropic>=2 use) when `httpx2.alias_httpx()` ran first, which the
-turnlaw pytest plugin does when it is loaded early (`-p turnlaw`). When httpx2 was
-not aliased, respx cannot see httpx2 clients, so the same routing is patched into
-httpx2's clients directly: either way every official SDK client is caught.
+openai>=3 and anthropic>=2 use) when `import httpx` already gives httpx2, which the
+opt-in early plugin `-p conformance.httpx2_alias` arranges. When httpx2 is not aliased,
+respx cannot see httpx2 clients, so the same routing is patched into httpx2's clients
+directly: either way every official SDK client is caught.
 
 The response body is a stream that waits (holds, delays) before yielding, so a held
-request parks the runtime exactly as a slow provider would, sync or async.
+request parks the runtime exactly as a slow provider would, sync or async, and a wait
+longer than the client's read timeout ends in the client library's ReadTimeout. One
+difference from a real server remains: status and headers are available at once, so a
+streamed call returns its stream object before the hold is released (reading it waits).
 """
 
 from __future__ import annotations
@@ -42,19 +45,29 @@ def _stream_class(module: ModuleType) -> type:
     """A body stream for `module` (httpx or httpx2) that waits, then yields the plan."""
 
     class PlanStream(module.SyncByteStream, module.AsyncByteStream):  # type: ignore[misc,name-defined]
-        def __init__(self, plan: Plan) -> None:
+        def __init__(self, plan: Plan, read_timeout: float | None) -> None:
             self.plan = plan
+            self.read_timeout = read_timeout
 
         def __iter__(self) -> Iterator[bytes]:
-            self.plan.wait_sync()
+            if self.plan.waits and not self.plan.wait_sync(self.read_timeout):
+                raise self._timed_out()
             yield from self.plan.chunks
             self._end()
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
-            await self.plan.wait_async()
+            if self.plan.waits and not await self.plan.wait_async(self.read_timeout):
+                raise self._timed_out()
             for chunk in self.plan.chunks:
                 yield chunk
             self._end()
+
+        def _timed_out(self) -> Exception:
+            error: Exception = module.ReadTimeout(
+                f"turnlaw: the reply was held or delayed past the client's read timeout "
+                f"({self.read_timeout:g}s)"
+            )
+            return error
 
         def _end(self) -> None:
             self.plan.finished()
@@ -75,7 +88,8 @@ def build_response(module: ModuleType, provider: ScriptedProvider, request: Any)
         body=request.content,  # transports read the body before calling us
     )
     plan = provider.respond(raw)
-    stream = _stream_class(module)(plan)
+    timeouts = request.extensions.get("timeout") or {}
+    stream = _stream_class(module)(plan, timeouts.get("read"))
     return module.Response(plan.status, headers=plan.headers, stream=stream, request=request)
 
 
@@ -127,6 +141,7 @@ class InProcess:
         self.hosts = ("turnlaw.test", *hosts)
         self.base_url = IN_PROCESS_ROOT + "/v1"
         self._stack = ExitStack()
+        self._previous_base_url: str | None = None
 
     def __enter__(self) -> ScriptedProvider:
         router = respx.mock(assert_all_called=False, assert_all_mocked=False, using="httpx")
@@ -135,6 +150,7 @@ class InProcess:
         self._stack.enter_context(router)
         if not httpx2_is_aliased():
             self._patch_httpx2()
+        self._previous_base_url = self.provider.base_url
         self.provider.base_url = self.base_url
         return self.provider
 
@@ -146,6 +162,7 @@ class InProcess:
     ) -> None:
         self.provider.release_all()
         self._stack.close()
+        self.provider.base_url = self._previous_base_url
 
     def _patch_httpx2(self) -> None:
         transport = ProviderTransport(self.provider)

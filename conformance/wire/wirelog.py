@@ -243,16 +243,23 @@ def _exchange_record(exchange: Exchange) -> dict[str, Any]:
     }
 
 
-_VOLATILE = [
+# Volatile values, each numbered by first appearance within one export: `<uuid-1>` is
+# the same id wherever it appears and `<uuid-2>` a different one, so a snapshot still
+# shows whether a runtime reused an id — which is often exactly what a law is about.
+_NUMBERED = [
     (
+        "uuid",
         re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
-        "<uuid>",
     ),
     (
+        "timestamp",
         re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?"),
-        "<timestamp>",
     ),
-    (re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"), r"\1:<port>"),
+    # dashless hex ids (uuid4().hex, run ids): 12+ hex digits with a digit and a letter
+    ("hex", re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b")),
+]
+_FIXED = [
+    (re.compile(r"(?<![\w.])(127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"), r"\1:<port>"),
     (re.compile(r"\b(?:sk|sk-ant|pk|rk)-[A-Za-z0-9_\-]{8,}"), REDACTED),
 ]
 
@@ -262,6 +269,7 @@ class _Normalizer:
 
     def __init__(self, literals: dict[str, str]) -> None:
         self._literals = sorted(literals.items(), key=lambda item: len(item[0]), reverse=True)
+        self._seen: dict[str, dict[str, str]] = {kind: {} for kind, _ in _NUMBERED}
 
     def value(self, value: Any) -> Any:
         if isinstance(value, str):
@@ -275,6 +283,13 @@ class _Normalizer:
     def text(self, text: str) -> str:
         for literal, replacement in self._literals:
             text = text.replace(literal, replacement)
-        for pattern, replacement in _VOLATILE:
+        for kind, pattern in _NUMBERED:
+            seen = self._seen[kind]
+
+            def number(match: re.Match[str], kind: str = kind, seen: dict[str, str] = seen) -> str:
+                return seen.setdefault(match.group(0), f"<{kind}-{len(seen) + 1}>")
+
+            text = pattern.sub(number, text)
+        for pattern, replacement in _FIXED:
             text = pattern.sub(replacement, text)
         return text

@@ -97,3 +97,27 @@ async def test_delay(provider: ScriptedProvider) -> None:
     assert time.monotonic() - started >= 0.05
     exchange = provider.wire.exchanges[0]
     assert exchange.duration is not None and exchange.duration >= 0.05
+
+
+async def test_a_delay_past_the_clients_timeout_times_out(provider: ScriptedProvider) -> None:
+    provider.script([text("too slow", delay=0.5)])
+    client = openai.AsyncOpenAI(
+        base_url=provider.base_url, api_key="sk-timeout-test-0000", max_retries=0, timeout=0.1
+    )
+    with pytest.raises(openai.APITimeoutError):
+        await client.chat.completions.create(model="m", messages=ask("x"))
+
+
+async def test_stream_error_after_more_events_than_the_stream_has_still_fails(
+    provider: ScriptedProvider,
+) -> None:
+    provider.script([StreamError(mode="event", after_events=10_000, text="short")])
+    client = openai_client(provider)
+    stream = await client.chat.completions.create(model="m", messages=ask("x"), stream=True)
+
+    async def drain() -> None:
+        async for _ in stream:
+            pass
+
+    with pytest.raises(openai.APIError, match="scripted stream failure"):
+        await drain()

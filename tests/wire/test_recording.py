@@ -93,7 +93,7 @@ async def test_export_is_deterministic_and_identical_across_transports(snapshot:
     assert in_process == loopback
     for volatile in ("3f2b8c1e", "03:44:14", "turnlaw.test", "127.0.0.1"):
         assert volatile not in in_process
-    for marker in ("<uuid>", "<timestamp>", "<provider>/v1"):
+    for marker in ("<uuid-1>", "<timestamp-1>", "<provider>/v1"):
         assert marker in in_process
     assert in_process == snapshot  # the string, so the body keeps its key order
     records = TypeAdapter(list[ExchangeRecord]).validate_json(in_process)
@@ -125,3 +125,16 @@ async def test_a_repeated_credential_header_is_redacted_every_time(transport: ty
     recorded = everything_recorded(provider)
     assert first not in recorded and second not in recorded
     assert provider.wire.exchanges[0].headers["x-api-key"] == "<redacted>"
+
+
+async def test_volatile_values_are_numbered_so_equality_survives() -> None:
+    provider = ScriptedProvider([text("a")])
+    same, other = "3f2b8c1e-0d4a-4b7e-9c6f-2a1b3c4d5e6f", "00000000-1111-4222-8333-444455556666"
+    run = "ba976035c2d14e0f"
+    message = f"a={same} b={other} again={same} run={run} at http://[::1]:51234/v1"
+    with InProcess(provider):
+        await openai_client(provider).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": message}]
+        )
+    exported = provider.wire.export_data()[0]["body"]["messages"][0]["content"]
+    assert exported == "a=<uuid-1> b=<uuid-2> again=<uuid-1> run=<hex-1> at http://[::1]:<port>/v1"

@@ -85,10 +85,12 @@ def _message(value: Any, field: str, system: list[str]) -> Message | None:
     if role == "assistant":
         return _assistant(msg, field)
     content = msg.get("content")
-    if role == "function":  # legacy function result: no call id to pair it with
-        if content is not None and not isinstance(content, str):
-            raise WireFormatError(f"{field}.content", "expected a string or null")
-        return Message(role="tool", text=content or "", tool_call_id=None)
+    if role == "function":  # legacy function calling: results carry no call id
+        raise WireFormatError(
+            f"{field}.role",
+            "the legacy 'function' role is not modelled by turnlaw (its results cannot be "
+            "paired with a call); send tool calls and 'tool' messages instead",
+        )
     if content is None:
         raise WireFormatError(f"{field}.content", "required for this role")
     if role in ("system", "developer"):

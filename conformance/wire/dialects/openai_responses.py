@@ -80,20 +80,18 @@ class _Transcript:
         kind = item.get("type")
         if kind == "message" or (kind is None and "role" in item):
             self._message(item, where)
-        elif kind == "function_call":
+        elif kind in ("function_call", "custom_tool_call"):
             self._call(item, where)
-        elif kind == "function_call_output":
+        elif kind in ("function_call_output", "custom_tool_call_output"):
             self._output(item, where)
-        elif kind == "reasoning":
-            self._pending.append("reasoning")
         elif kind == "item_reference":
             raise WireFormatError(f"{where}.type", f"item_reference refused: {_HIDDEN_HISTORY}")
+        elif isinstance(kind, str) and kind:
+            # reasoning, web_search_call, computer_call, ...: items the real API accepts
+            # and the IR does not model; kept by type on the next assistant turn.
+            self._pending.append(kind)
         else:
-            raise WireFormatError(
-                f"{where}.type",
-                "expected message, function_call, function_call_output or reasoning"
-                f" (got {kind!r})",
-            )
+            raise WireFormatError(f"{where}.type", f"expected an input item type (got {kind!r})")
 
     def _assistant(self, text: str, calls: tuple[ToolCall, ...], omitted: tuple[str, ...]) -> None:
         self.messages.append(
@@ -126,10 +124,11 @@ class _Transcript:
             self.system.append(text)
 
     def _call(self, item: dict[str, Any], where: str) -> None:
+        custom = item.get("type") == "custom_tool_call"  # free-form input, not JSON
         call = ToolCall(
             id=required_str(item, "call_id", where),
             name=required_str(item, "name", where),
-            arguments=_arguments(item, where),
+            arguments=required_str(item, "input", where) if custom else _arguments(item, where),
         )
         if not self._open:
             self._assistant("", (call,), ())

@@ -283,17 +283,30 @@ def test_parse_custom_and_legacy_function_tools() -> None:
                 ],
             },
             {"role": "tool", "tool_call_id": "c1", "content": "applied"},
-            {"role": "function", "name": "legacy", "content": "done"},
         ],
         tools=[{"type": "custom", "custom": {"name": "apply", "description": "Apply a patch."}}],
         functions=[{"name": "legacy", "parameters": {"type": "object"}}],
     )
     assert ir.messages[1].tool_calls == (ToolCall(id="c1", name="apply", arguments="*** diff"),)
-    assert ir.messages[3] == Message(role="tool", text="done", tool_call_id=None)
     assert ir.tools == (
         ToolSpec(name="apply", description="Apply a patch."),
         ToolSpec(name="legacy", parameters={"type": "object"}),
     )
+
+
+def test_legacy_function_role_is_refused_clearly() -> None:
+    body = {
+        "model": "m",
+        "messages": [
+            {"role": "user", "content": "x"},
+            {"role": "assistant", "function_call": {"name": "legacy", "arguments": "{}"}},
+            {"role": "function", "name": "legacy", "content": "done"},
+        ],
+    }
+    with pytest.raises(WireFormatError) as raised:
+        CODEC.parse_request(body)
+    assert raised.value.field == "messages.2.role"
+    assert "send tool calls and 'tool' messages instead" in raised.value.problem
 
 
 def _with(*messages: Any) -> dict[str, Any]:

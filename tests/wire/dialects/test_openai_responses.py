@@ -266,7 +266,7 @@ def test_unmodelled_fields_and_null_history_are_accepted() -> None:
             {"model": "m", "input": [{"role": "user", "content": [{"type": "input_text"}]}]},
             "input.0.content.0.text",
         ),
-        ({"model": "m", "input": [{"type": "web_search_call", "id": "ws"}]}, "input.0.type"),
+        ({"model": "m", "input": [{"type": 7}]}, "input.0.type"),
         ({"model": "m", "input": [{"type": "item_reference", "id": "msg_1"}]}, "input.0.type"),
         (
             {
@@ -693,3 +693,21 @@ def test_render_error_shape() -> None:
 def test_codec_identity() -> None:
     assert CODEC.dialect is Dialect.OPENAI_RESPONSES
     assert CODEC.path == "/v1/responses"
+
+
+def test_items_the_ir_does_not_model_are_kept_as_omitted_parts() -> None:
+    ir = CODEC.parse_request(
+        {
+            "model": "m",
+            "input": [
+                {"role": "user", "content": "search and patch"},
+                {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+                {"type": "custom_tool_call", "call_id": "c1", "name": "apply", "input": "*** diff"},
+                {"type": "custom_tool_call_output", "call_id": "c1", "output": "applied"},
+            ],
+        }
+    )
+    assistant, result = ir.messages[1:]
+    assert assistant.omitted_parts == ("web_search_call",)
+    assert assistant.tool_calls == (ToolCall(id="c1", name="apply", arguments="*** diff"),)
+    assert (result.role, result.tool_call_id, result.text) == ("tool", "c1", "applied")
