@@ -21,7 +21,7 @@ from openai.types.chat import (
 
 from ..conversation import ToolCall, ToolSpec, Turn
 from ._base import ModelReply
-from ._common import encode_arguments, parse_arguments
+from ._common import OpenAIBackedProvider, encode_arguments, parse_arguments
 
 
 def chat_messages(system: str, turns: Sequence[Turn]) -> list[ChatCompletionMessageParam]:
@@ -89,26 +89,12 @@ def chat_reply(message: ChatCompletionMessage) -> ModelReply:
     return ModelReply(text=message.content or "", tool_calls=calls)
 
 
-class OpenAIChatProvider:
+class OpenAIChatProvider(OpenAIBackedProvider):
     """A `ModelProvider` for `POST /v1/chat/completions`.
 
     Streams through `chat.completions.stream` by default, as real runtimes do; the SDK
     accumulates the deltas, so both modes yield the same `ModelReply`.
     """
-
-    def __init__(
-        self,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        *,
-        stream: bool = True,
-        max_retries: int = 2,
-        client: openai.AsyncOpenAI | None = None,
-    ) -> None:
-        self.stream = stream
-        self.client = client or openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key, max_retries=max_retries
-        )
 
     async def complete(
         self,

@@ -21,7 +21,7 @@ from openai.types.responses import (
 
 from ..conversation import ToolCall, ToolSpec, Turn
 from ._base import ModelReply
-from ._common import encode_arguments, parse_arguments
+from ._common import OpenAIBackedProvider, encode_arguments, parse_arguments
 
 
 def responses_input(turns: Sequence[Turn]) -> ResponseInputParam:
@@ -83,26 +83,12 @@ def responses_reply(response: Response) -> ModelReply:
     return ModelReply(text="".join(texts), tool_calls=tuple(calls))
 
 
-class OpenAIResponsesProvider:
+class OpenAIResponsesProvider(OpenAIBackedProvider):
     """A `ModelProvider` for `POST /v1/responses`.
 
     Streams through `responses.stream` by default; `get_final_response()` assembles the
     same `Response` the non-streaming call returns.
     """
-
-    def __init__(
-        self,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        *,
-        stream: bool = True,
-        max_retries: int = 2,
-        client: openai.AsyncOpenAI | None = None,
-    ) -> None:
-        self.stream = stream
-        self.client = client or openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key, max_retries=max_retries
-        )
 
     async def complete(
         self,
