@@ -63,9 +63,12 @@ def _check_bare(router: respx.MockRouter, expected: int) -> None:
         raise MiswiredError(f"bare respx route answered {calls} request(s), expected {expected}")
 
 
-def _check_ours(provider: ScriptedProvider, expected: int) -> None:
+def _check_serving(provider: ScriptedProvider) -> None:
     if provider.base_url != OUR_BASE_URL:
         raise MiswiredError(f"InProcess now serves {provider.base_url}, not {OUR_BASE_URL}")
+
+
+def _check_ours(provider: ScriptedProvider, expected: int) -> None:
     if len(provider.wire) != expected:
         raise MiswiredError(
             f"turnlaw recorded {len(provider.wire)} exchange(s), expected {expected}"
@@ -105,6 +108,7 @@ def _sdk_variants(batch: int) -> dict[str, Measure]:
     async def ours() -> Figures:
         provider = ScriptedProvider(steps)
         with InProcess(provider):
+            _check_serving(provider)
             figures = await _timed(batch, lambda: call(our_client))
         _check_ours(provider, batch)
         return figures
