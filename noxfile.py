@@ -1,4 +1,5 @@
-"""turnlaw's automation. `nox` runs the default set: the tests and the lint.
+"""turnlaw's automation. `nox` runs the default set: the tests, the conformance run
+against the bundled reference, and the lint.
 
 Sessions use uv when it is installed (`pip install "nox[uv]"`), else virtualenv.
 """
@@ -8,7 +9,7 @@ from __future__ import annotations
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["tests", "lint"]
+nox.options.sessions = ["tests", "conformance", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
@@ -19,6 +20,34 @@ def tests(session: nox.Session) -> None:
     """The test suite (pytest on tests/). Extra arguments go to pytest."""
     session.install("-e", ".[test]")
     session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def conformance(session: nox.Session) -> None:
+    """Every law against the bundled reference, or `-- --impl module:attr` against yours.
+
+    Everything after `--` goes to pytest: `--impl`, `--dialects`, `--results FILE`,
+    `--report-md FILE`, `--expectations FILE`, `--hypothesis-profile thorough`, `-k`.
+    """
+    session.install("-e", ".")
+    session.run(
+        "pytest",
+        "-p",
+        "conformance.runner.plugin",
+        "--pyargs",
+        "conformance.laws",
+        "--hypothesis-profile=ci",
+        "-q",
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON)
+def snapshots(session: nox.Session) -> None:
+    """Regenerate the reference's wire recordings in recordings/reference/ (and delete
+    recordings no scenario produces any more)."""
+    session.install("-e", ".")
+    session.run("pytest", "tests/snapshots", "--snapshot-update", "-q", *session.posargs)
 
 
 @nox.session(python=PYTHON)

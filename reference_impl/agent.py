@@ -137,6 +137,11 @@ class Agent:
         return self._config.id or DEFAULT_AGENT_ID
 
     @property
+    def _named(self) -> bool:
+        """Choosing the default id is not naming yourself: it never refuses anyone."""
+        return self._config.id not in (None, DEFAULT_AGENT_ID)
+
+    @property
     def last_run(self) -> RunState | None:
         return self._last_run
 
@@ -235,7 +240,7 @@ class Agent:
         if mine is not None and conversation.pending != mine:
             raise _pending_error(method, mine)
         recorded_by = conversation.agent
-        if recorded_by is not None and self._config.id is not None and recorded_by != self.id:
+        if recorded_by is not None and self._named and recorded_by != self.id:
             raise ConversationMismatchError(recorded_by, self.id)
         return conversation
 
@@ -307,7 +312,7 @@ class _Run:
             history=tuple(self.history),
             folded=tuple(self.folded),
             identity=self.named,
-            agent=self.config.id,
+            agent=self.config.id if self.agent._named else None,
             pending=pending,
             turns=self.turn,
         )

@@ -53,3 +53,15 @@ async def test_same_id_continues_across_prompt_tools_and_model_changes(
     request = wire.wire.last
     assert (request.model, request.system, request.tools) == ("ref-model-v2", "New prompt.", ())
     assert request.turns() == [("user", "one"), ("assistant", "First."), ("user", "two")]
+
+
+async def test_choosing_the_default_id_is_not_a_name(
+    wire: ScriptedProvider, new_agent: Any
+) -> None:
+    wire.script([text("First."), text("Second.")])
+    billing = new_agent(id="billing").build()
+    await billing.run("one")
+    default = new_agent(id="agent").build()
+    await default.run("two", continue_from=billing.checkpoint())
+    assert "agent" not in default.checkpoint().to_data()
+    assert wire.wire.last.user_texts() == ["one", "two"]

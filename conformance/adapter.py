@@ -1,0 +1,163 @@
+"""The adapter protocol: how the suite drives a runtime it has never seen.
+
+An adapter translates; it never repairs. It maps the suite's calls onto the runtime's
+own API and reports what the runtime did: its answers, its checkpoints (as plain JSON),
+and its refusals, mapped to the suite's own kinds. The suite judges the wire, so an
+adapter that papered over a runtime's mistake would only be caught lying there.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .wire.ir import Dialect
+
+JSON = Any
+"""A checkpoint as plain JSON data (what `json.loads` returns)."""
+
+
+class Capability(StrEnum):
+    """What an implementation declares it does. A law needing an undeclared capability
+    is NOT_APPLICABLE; a declared capability that misbehaves fails."""
+
+    FOLLOW_UP = "follow_up"
+    CONTINUE_FROM = "continue_from"
+    NAMED_AGENTS = "named_agents"
+    IDENTITY = "identity"
+    SESSION_ID = "session_id"
+    TOOL_CONTEXT = "tool_context"
+    IDENTITY_REPORT = "identity_report"
+    MEMORY = "memory"
+    PAUSE = "pause"
+    SELF_EXPLAIN = "self_explain"
+    WINDOW = "window"
+    COMPACTION = "compaction"
+    IN_FLIGHT_GUARD = "in_flight_guard"
+    HOSTING = "hosting"
+
+
+class RefusalKind(StrEnum):
+    NO_CONVERSATION = "no_conversation"
+    MISMATCH = "mismatch"
+    RUN_IN_FLIGHT = "run_in_flight"
+    PENDING_QUESTION = "pending_question"
+    INVALID_CHECKPOINT = "invalid_checkpoint"
+
+
+class Refused(Exception):
+    """Raised by an adapter when the runtime refused, with the suite's kind for it."""
+
+    def __init__(self, kind: RefusalKind, message: str) -> None:
+        super().__init__(f"{kind.value}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+ToolName = Literal["echo", "whoami", "ask_person"]
+"""The fixed tool catalog every adapter implements:
+
+- `echo(text)` returns `text`;
+- `whoami()` returns JSON `{"identity": {...} | null, "session_id": str | null}` — what the
+  runtime's tool context said (identity only when one was *named*);
+- `ask_person(question)` pauses the run to ask a person `question`.
+"""
+
+
+class CompactionSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    trigger_turns: int = Field(ge=1)
+    keep_recent_turns: int = Field(ge=1)
+    keep_originals: bool = False
+
+
+class AgentSpec(BaseModel):
+    """Everything an adapter needs to build one agent against the fake provider."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str | None = None
+    system: str = ""
+    model: str = "turnlaw-model"
+    dialect: Dialect = Dialect.OPENAI_CHAT
+    base_url: str
+    api_key: str
+    tools: tuple[ToolName, ...] = ()
+    memory: bool = False
+    self_explain: bool = False
+    window: int | None = Field(default=None, ge=1, description="keep_recent_turns")
+    compaction: CompactionSpec | None = None
+
+
+class IdentitySpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    conversation_id: str
+    tenant: str | None = None
+    principal: str | None = None
+
+
+class PendingReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    tool_name: str
+    tool_call_id: str
+    question: str
+
+
+class RunOutcome(BaseModel):
+    """What one run produced: an answer, or a pause with its resumable checkpoint."""
+
+    model_config = ConfigDict(frozen=True)
+
+    answer: str | None = None
+    paused: PendingReport | None = None
+    checkpoint: JSON = None
+
+
+class IdentityReport(BaseModel):
+    """The last run's identity and where it came from: explicit, carried, session, run."""
+
+    model_config = ConfigDict(frozen=True)
+
+    conversation_id: str
+    source: Literal["explicit", "carried", "session", "run"]
+
+
+@runtime_checkable
+class AgentUnderTest(Protocol):
+    async def run(
+        self,
+        message: str,
+        *,
+        continue_from: JSON | None = None,
+        identity: IdentitySpec | None = None,
+        session_id: str | None = None,
+    ) -> RunOutcome: ...
+
+    async def follow_up(self, message: str) -> RunOutcome: ...
+
+    async def checkpoint(self) -> JSON: ...
+
+    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome: ...
+
+    async def abandon_pause(self) -> dict[str, str] | None: ...
+
+    async def can_explain(self) -> bool: ...
+
+    async def last_identity(self) -> IdentityReport | None: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class Implementation(Protocol):
+    """An agent runtime under test: its name, what it declares, how to build an agent."""
+
+    name: str
+    capabilities: frozenset[Capability]
+
+    async def create_agent(self, spec: AgentSpec) -> AgentUnderTest: ...

@@ -1,0 +1,65 @@
+"""Which tests check which law, and docs/laws.md generated from the registry.
+
+Markers are read from the law modules' source (`@pytest.mark.law("id", ...)`), not by
+running pytest, so the registry lint and the docs cost nothing to check.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from importlib import resources
+
+from .registry import load_laws
+
+
+def checks_by_law() -> dict[str, list[str]]:
+    """law id -> ["test_module.py::test_name", ...] for every marker in conformance/laws."""
+    found: dict[str, list[str]] = defaultdict(list)
+    folder = resources.files("conformance").joinpath("laws")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not (entry.name.startswith("test_") and entry.name.endswith(".py")):
+            continue
+        tree = ast.parse(entry.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                for law_id in _marked_laws(node):
+                    found[law_id].append(f"{entry.name}::{node.name}")
+    return dict(found)
+
+
+def _marked_laws(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
+    ids: list[str] = []
+    for decorator in node.decorator_list:
+        if (
+            isinstance(decorator, ast.Call)
+            and isinstance(decorator.func, ast.Attribute)
+            and decorator.func.attr == "law"
+        ):
+            ids += [str(a.value) for a in decorator.args if isinstance(a, ast.Constant)]
+    return ids
+
+
+def laws_markdown() -> str:
+    """docs/laws.md: every law with its level, source, quote and the tests that check it."""
+    tests = checks_by_law()
+    lines = [
+        "# The laws",
+        "",
+        "Generated from `conformance/laws.toml` by `python -m conformance laws-doc`; a test",
+        "keeps this file in sync. Ids are stable and never reused.",
+        "",
+    ]
+    for law in load_laws().values():
+        status = " (retired)" if law.retired else ""
+        lines += [f"## `{law.id}` — {law.level.value}{status}", "", f"> {law.quote}", ""]
+        lines.append(f"- source: {law.source}")
+        needs = ", ".join(f"`{c.value}`" for c in law.requires) or "nothing beyond one-turn runs"
+        lines.append(f"- requires: {needs}")
+        checked = tests.get(law.id, [])
+        if checked:
+            lines.append("- tests: " + ", ".join(f"`{t}`" for t in checked))
+        else:
+            lines.append(f"- tests: none yet — {law.planned or 'MISSING'}")
+        lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,291 @@
+"""Continuing a conversation: follow_up, run(continue_from=...), and what a checkpoint holds.
+
+Every law here is judged on what the model was shown. Checkpoints are read only as extra
+evidence (they must be plain JSON and hold the final answer); the proof is always a
+continued request on the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from conformance.adapter import Capability, IdentitySpec, Implementation, RefusalKind, Refused
+from conformance.runner.plugin import AgentFactory
+from conformance.wire import RequestIR, ScriptedProvider, Text, ToolCalls, text, tool_call
+from conformance.wire.wirelog import Exchange
+
+from .conftest import BOOK, SYSTEM, THREE
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+BOOKED = "Booked: a table for two on Friday at 8pm."
+UPDATED = "Done: now a table for three."
+WHO = IdentitySpec(conversation_id="conv-77", tenant="acme", principal="ana")
+
+
+def roundtrip(checkpoint: Any) -> Any:
+    """What a store hands back: the checkpoint as JSON text, parsed again."""
+    return json.loads(json.dumps(checkpoint, allow_nan=False))
+
+
+def tool_results(request: RequestIR) -> list[str]:
+    return [m.text for m in request.messages if m.role == "tool"]
+
+
+def declares(implementation: Implementation, capability: Capability) -> bool:
+    return str(capability) in {str(c) for c in implementation.capabilities}
+
+
+# Values that are only the same up to naming: uuids and long hex run ids.
+_VOLATILE = re.compile(
+    r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
+    r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b"
+)
+
+
+def normalized_bodies(exchanges: Sequence[Exchange]) -> list[Any]:
+    """The raw request bodies with every tool-call id (the fake mints them from its sequence
+    number, so they differ between two otherwise equal conversations) and every uuid or hex
+    id numbered by first appearance within these exchanges."""
+    names: dict[str, str] = {}
+    for exchange in exchanges:
+        assert exchange.ir is not None, f"request #{exchange.seq} was not a model request"
+        for message in exchange.ir.messages:
+            for call in message.tool_calls:
+                names.setdefault(call.id, f"<call-{len(names) + 1}>")
+    volatile: dict[str, str] = {}
+
+    def rename(match: re.Match[str]) -> str:
+        return volatile.setdefault(match.group(0), f"<id-{len(volatile) + 1}>")
+
+    def value(item: Any) -> Any:
+        if isinstance(item, str):
+            return names.get(item) or _VOLATILE.sub(rename, item)
+        if isinstance(item, dict):
+            return {key: value(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [value(inner) for inner in item]
+        return item
+
+    return [value(exchange.body) for exchange in exchanges]
+
+
+def strings_in(data: Any) -> list[str]:
+    """Every string anywhere in a JSON value."""
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for key, inner in data.items() for s in [key, *strings_in(inner)]]
+    if isinstance(data, list):
+        return [s for inner in data for s in strings_in(inner)]
+    return []
+
+
+def live_objects(data: Any, path: str = "checkpoint") -> list[str]:
+    """Where a value is not plain JSON data (dict with str keys, list, str, int, float,
+    bool, None) — a tuple, a model, an enum member, a datetime, a handle."""
+    if data is None or type(data) in (str, int, float, bool):
+        return []
+    if type(data) is list:
+        return [p for i, inner in enumerate(data) for p in live_objects(inner, f"{path}[{i}]")]
+    if type(data) is dict:
+        bad = [f"{path} has a non-string key {k!r}" for k in data if type(k) is not str]
+        return bad + [p for k, v in data.items() for p in live_objects(v, f"{path}.{k}")]
+    return [f"{path} is a {type(data).__module__}.{type(data).__qualname__}"]
+
+
+@pytest.mark.law("follow-up.shows-last-answer")
+async def test_follow_up_shows_the_last_completed_run_and_its_answer(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([text("Which order?"), text(BOOKED), text(UPDATED)])
+    agent = await new_agent(system=SYSTEM)
+    await agent.run("Where is my order?")
+    await agent.run(BOOK)  # a new conversation: the last completed run is this one
+    outcome = await agent.follow_up(THREE)
+    assert len(fake.wire.requests) == 3, "a follow-up is one more model request"
+    assert fake.wire.last.turns() == [("user", BOOK), ("assistant", BOOKED), ("user", THREE)], (
+        "follow_up did not show the model this agent's last completed run, ending with its "
+        "answer, followed by the new message"
+    )
+    assert outcome.answer == UPDATED
+
+
+@pytest.mark.law("follow-up.is-continue-from-checkpoint")
+async def test_follow_up_sends_what_continue_from_its_checkpoint_sends(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    # One conversation with tool calls on both turns, played twice: once through
+    # follow_up, once through run(continue_from=checkpoint()). If the runtime has identity,
+    # the first turn names one, so a follow-up that restores less than the checkpoint
+    # (history, tool turns, identity) shows up in whoami's result or the history.
+    identity = WHO if declares(implementation, Capability.IDENTITY) else None
+    half: list[Text | ToolCalls] = [
+        tool_call("whoami"),
+        text(BOOKED),
+        tool_call("whoami"),
+        text(UPDATED),
+    ]
+    fake.script([*half, *half])
+    by_follow_up = await new_agent(system=SYSTEM, tools=("whoami",))
+    await by_follow_up.run(BOOK, identity=identity)
+    followed = await by_follow_up.follow_up(THREE)
+    by_checkpoint = await new_agent(system=SYSTEM, tools=("whoami",))
+    await by_checkpoint.run(BOOK, identity=identity)
+    continued = await by_checkpoint.run(THREE, continue_from=await by_checkpoint.checkpoint())
+
+    exchanges = fake.wire.exchanges
+    assert len(exchanges) == 8, f"expected 4 model requests per door, got {len(exchanges)}"
+    first, second = exchanges[:4], exchanges[4:]
+    assert first[2].ir is not None and first[2].ir.user_texts() == [BOOK, THREE], (
+        "follow_up did not continue the conversation at all"
+    )
+    assert [e.ir.turns() for e in first if e.ir] == [e.ir.turns() for e in second if e.ir], (
+        "follow_up showed the model other turns than run(continue_from=checkpoint()) did: "
+        "it is not the same restoration path"
+    )
+    assert normalized_bodies(first) == normalized_bodies(second), (
+        "follow_up sent other requests than run(continue_from=checkpoint()) (ids aside): "
+        "the convenience drifted from the mechanism"
+    )
+    assert followed.answer == continued.answer == UPDATED
+
+
+@pytest.mark.law("follow-up.refuses-before-first-run")
+async def test_follow_up_before_any_run_is_refused_and_sends_nothing(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([text(BOOKED)])
+    agent = await new_agent(system=SYSTEM)
+    with pytest.raises(Refused) as raised:
+        await agent.follow_up(THREE)
+    assert raised.value.kind is RefusalKind.NO_CONVERSATION, (
+        f"a follow-up with nothing to follow up on was refused as {raised.value.kind}, "
+        "not as 'no conversation'"
+    )
+    assert len(fake.wire) == 0, "a refused follow-up still sent something to the provider"
+    await agent.run(BOOK)
+    assert fake.wire.last.turns() == [("user", BOOK)], (
+        "the refused follow-up left its message behind: the first run carried it"
+    )
+
+
+@pytest.mark.law("continue-from.any-conversation")
+async def test_a_stored_conversation_continues_on_another_agent(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([text(BOOKED), text("It is noon."), text(UPDATED)])
+    recorder = await new_agent(system=SYSTEM)
+    await recorder.run(BOOK)
+    stored = roundtrip(await recorder.checkpoint())
+    other = await new_agent(system=SYSTEM)
+    await other.run("What time is it?")  # it has a conversation of its own
+    outcome = await other.run(THREE, continue_from=stored)
+    assert fake.wire.last.turns() == [("user", BOOK), ("assistant", BOOKED), ("user", THREE)], (
+        "run(continue_from=...) on another agent did not continue the conversation it was "
+        "handed (after a JSON round trip): the model was shown something else"
+    )
+    assert outcome.answer == UPDATED
+
+
+@pytest.mark.law("checkpoint.plain-json")
+async def test_the_checkpoint_is_plain_json_and_its_copy_continues(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([tool_call("echo", {"text": "table for 2"}), text(BOOKED), text(UPDATED)])
+    agent = await new_agent(system=SYSTEM, tools=("echo",))
+    outcome = await agent.run(BOOK)
+    checkpoint = await agent.checkpoint()
+    assert live_objects(checkpoint) == [], "checkpoint() returned something that is not plain JSON"
+    assert json.loads(json.dumps(checkpoint, allow_nan=False)) == checkpoint, (
+        "the checkpoint changed on a JSON round trip: it is not plain JSON data"
+    )
+    assert live_objects(outcome.checkpoint) == [], "the run's checkpoint is not plain JSON"
+    stored = json.loads(json.dumps(checkpoint))
+    other = await new_agent(system=SYSTEM, tools=("echo",))
+    await other.run(THREE, continue_from=stored)
+    shown = fake.wire.last
+    assert shown.turns()[-2:] == [("assistant", BOOKED), ("user", THREE)], (
+        "the JSON copy of the checkpoint did not continue the conversation"
+    )
+    assert tool_results(shown) == ["table for 2"], (
+        "the JSON copy lost the tool turns of the conversation"
+    )
+
+
+@pytest.mark.law("checkpoint.final-answer")
+async def test_the_checkpoint_holds_the_final_answer(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    # The answer comes after a tool round, so a checkpoint taken from state before the
+    # final model reply was written back would not have it.
+    fake.script([tool_call("echo", {"text": "Friday"}), text(BOOKED), text(UPDATED)])
+    agent = await new_agent(system=SYSTEM, tools=("echo",))
+    outcome = await agent.run(BOOK)
+    assert outcome.answer == BOOKED
+    checkpoint = await agent.checkpoint()
+    assert any(BOOKED in s for s in strings_in(checkpoint)), (
+        "the checkpoint does not contain the run's final answer"
+    )
+    other = await new_agent(system=SYSTEM, tools=("echo",))
+    await other.run(THREE, continue_from=roundtrip(checkpoint))
+    assert fake.wire.last.turns()[-2:] == [("assistant", BOOKED), ("user", THREE)], (
+        "the continued conversation did not show the model the final answer right before "
+        "the new message: the checkpoint dropped it"
+    )
+
+
+@pytest.mark.law("checkpoint.no-trim")
+async def test_a_window_bounds_what_is_shown_not_what_is_stored(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    windowed = declares(implementation, Capability.WINDOW)
+    messages = [f"Turn {n}: {BOOK}" for n in range(1, 7)]
+    answers = [f"Answer {n}." for n in range(1, 7)]
+    fake.script([text(answer) for answer in answers])
+    agent = await new_agent(system=SYSTEM, window=2 if windowed else None)
+    await agent.run(messages[0])
+    for message in messages[1:5]:
+        await agent.run(message, continue_from=await agent.checkpoint())
+    if windowed:  # the premise: the model was shown a bounded window
+        assert fake.wire.last.user_texts() == messages[3:5], (
+            "with window=2 the fifth turn did not show just the last two user turns"
+        )
+    stored = roundtrip(await agent.checkpoint())
+    unbounded = await new_agent(system=SYSTEM)
+    await unbounded.run(messages[5], continue_from=stored)
+    everything = [t for m, a in zip(messages[:5], answers[:5], strict=True) for t in (m, a)]
+    assert [said for _, said in fake.wire.last.turns()] == [*everything, messages[5]], (
+        "continuing the checkpoint on an agent without a window did not show all five "
+        "turns: history was trimmed on the way to storage"
+    )
+
+
+@pytest.mark.law("checkpoint.carries-identity")
+async def test_a_continued_conversation_runs_under_its_identity(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([tool_call("whoami"), text(BOOKED), tool_call("whoami"), text(UPDATED)])
+    recorder = await new_agent(system=SYSTEM, tools=("whoami",))
+    await recorder.run(BOOK, identity=WHO)
+    named = WHO.model_dump(exclude_none=True)
+    assert json.loads(tool_results(fake.wire.last)[-1])["identity"] == named, (
+        "the identity passed to run() did not reach the tool (premise of this law)"
+    )
+    stored = roundtrip(await recorder.checkpoint())
+    other = await new_agent(system=SYSTEM, tools=("whoami",))
+    await other.run(THREE, continue_from=stored)  # no identity passed here
+    shown = fake.wire.last
+    calls = [c.id for m in shown.messages for c in m.tool_calls]
+    last_result = shown.messages[-1]
+    assert last_result.role == "tool" and last_result.tool_call_id == calls[-1]
+    assert json.loads(last_result.text)["identity"] == named, (
+        "a continued turn did not run under the identity its conversation carries: "
+        f"whoami said {last_result.text}"
+    )

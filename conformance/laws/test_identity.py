@@ -1,0 +1,157 @@
+"""The identity ladder, and what a tool is told.
+
+A run's namespace is, in order: the identity passed to the call, else the one the
+continued conversation carries, else {conversation_id: session id}, else
+{conversation_id: run id}. Only the first two were *named*: a tool sees `identity` for
+them and nothing for a synthesized one, and it always sees the call's session id.
+
+Every case continues a recorded conversation, so that "carried" is judged both ways: a
+conversation recorded under an identity carries it, and one recorded without one (but
+inside a session, so the runtime had a namespace it could have written down) carries
+nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any, Literal
+
+import pytest
+
+from conformance.adapter import Capability, IdentitySpec, Implementation
+from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX
+from conformance.runner.plugin import AgentFactory
+from conformance.wire import ScriptedProvider, text, tool_call
+from conformance.wire.ir import RequestIR
+
+from .conftest import BOOK, THREE
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+Source = Literal["explicit", "carried", "session", "run"]
+
+EXPLICIT = IdentitySpec(conversation_id="c-explicit", tenant="acme", principal="ana")
+CARRIED = IdentitySpec(conversation_id="c-carried", tenant="acme", principal="bo")
+RECORDING_SESSION = "s-recorded"
+SESSION = "s-continued"
+DONE = "Done."
+
+CASES = list(itertools.product((None, EXPLICIT), (None, CARRIED), (None, SESSION)))
+
+
+def case_id(case: tuple[IdentitySpec | None, IdentitySpec | None, str | None]) -> str:
+    explicit, carried, session = case
+    return "-".join(
+        (
+            "explicit" if explicit else "no_explicit",
+            "carried" if carried else "nothing_carried",
+            "session" if session else "no_session",
+        )
+    )
+
+
+def expected_source(
+    explicit: IdentitySpec | None, carried: IdentitySpec | None, session: str | None
+) -> Source:
+    """The ladder: a named identity (passed, then carried), then the session, then the run."""
+    if explicit is not None:
+        return "explicit"
+    if carried is not None:
+        return "carried"
+    if session is not None:
+        return "session"
+    return "run"
+
+
+def whoami_result(request: RequestIR, call_id: str) -> dict[str, Any]:
+    """The `whoami` tool result the model was shown, parsed."""
+    results = [m for m in request.messages if m.role == "tool" and m.tool_call_id == call_id]
+    assert len(results) == 1, (
+        f"the model was shown {len(results)} results for the whoami call {call_id!r}, not one"
+    )
+    shown = json.loads(results[0].text)
+    assert isinstance(shown, dict) and {"identity", "session_id"} <= shown.keys(), (
+        f"whoami returned {results[0].text!r}, not {{'identity': ..., 'session_id': ...}}"
+    )
+    return shown
+
+
+def named(identity: Any) -> Any:
+    """An identity as a tool saw it, without the fields nobody set."""
+    if isinstance(identity, dict):
+        return {key: value for key, value in identity.items() if value is not None}
+    return identity
+
+
+@pytest.mark.law("identity.ladder", "identity.synthesized-not-published", "identity.reaches-tools")
+@pytest.mark.parametrize(("explicit", "carried", "session"), CASES, ids=map(case_id, CASES))
+async def test_the_ladder_decides_the_identity_and_tools_see_only_named_ones(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    explicit: IdentitySpec | None,
+    carried: IdentitySpec | None,
+    session: str | None,
+) -> None:
+    if Capability.CONTINUE_FROM not in implementation.capabilities:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}every identity case continues a conversation")
+    fake.script([text("Noted."), tool_call("whoami"), text(DONE)])
+
+    recorder = await new_agent()
+    if carried is not None:
+        await recorder.run(BOOK, identity=carried)
+    else:
+        await recorder.run(BOOK, session_id=RECORDING_SESSION)
+    conversation = await recorder.checkpoint()
+
+    agent = await new_agent(tools=("whoami",))
+    outcome = await agent.run(
+        THREE, continue_from=conversation, identity=explicit, session_id=session
+    )
+    assert outcome.answer == DONE, f"the continued turn answered {outcome.answer!r}"
+
+    source = expected_source(explicit, carried, session)
+    assert len(fake.wire.requests) == 3, "record one turn, then a whoami call and its answer"
+    request = fake.wire.last
+    calls = [c for m in request.messages for c in m.tool_calls if c.name == "whoami"]
+    assert len(calls) == 1, f"the model was shown {len(calls)} whoami calls, not the one it made"
+    shown = whoami_result(request, calls[0].id)
+    if source in ("explicit", "carried"):
+        given = explicit if explicit is not None else carried
+        assert given is not None
+        expected = given.model_dump(exclude_none=True)
+        assert named(shown["identity"]) == expected, (
+            f"the run's identity was {source} ({expected}), but the tool was told "
+            f"{shown['identity']!r}: a named identity must reach tools as ctx.identity"
+        )
+    else:
+        assert shown["identity"] is None, (
+            f"nobody named an identity (the namespace is synthesized from the {source}), yet "
+            f"the tool was told {shown['identity']!r}: a synthesized namespace is never "
+            "published, absent must keep meaning 'nobody named one'"
+        )
+    assert shown["session_id"] == session, (
+        f"the run's session id was {session!r}, but the tool was told {shown['session_id']!r}"
+    )
+
+    report = await agent.last_identity()
+    assert report is not None, "the runtime reported no identity for the run it just made"
+    assert report.source == source, (
+        f"the identity ladder picked {report.source!r} where it should pick {source!r} "
+        f"(explicit={explicit is not None}, carried={carried is not None}, "
+        f"session={session is not None})"
+    )
+    if source == "explicit":
+        assert report.conversation_id == EXPLICIT.conversation_id
+    elif source == "carried":
+        assert report.conversation_id == CARRIED.conversation_id
+    elif source == "session":
+        assert report.conversation_id == SESSION, (
+            f"a session run's namespace is {report.conversation_id!r}, not the session id"
+        )
+    else:
+        assert report.conversation_id not in (SESSION, RECORDING_SESSION), (
+            "a run with no identity and no session took a session id as its namespace"
+        )

@@ -1,0 +1,224 @@
+"""Bounding what the model is shown: memory recalls, a window bounds, compaction folds.
+
+None of them is the conversation. Memory brings prior turns back as a `<memory>` block in
+the system prompt, scoped by the namespace; a window shows only the recent turns; a
+compacted span is replaced by a model-written summary that travels with the checkpoint.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+
+from conformance.adapter import CompactionSpec, IdentitySpec
+from conformance.runner.plugin import AgentFactory
+from conformance.wire import RequestIR, ScriptedProvider, Text, ToolCalls, text, tool_call
+
+from .conftest import BOOK, SYSTEM, THREE
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+_MEMORY = re.compile(r"<memory\b([^>]*)>(.*?)</memory>", re.DOTALL)
+_ROLE = re.compile(r"""\brole\s*=\s*["']([^"']*)["']""")
+
+
+def recalled(system: str) -> list[tuple[str, str]]:
+    """(role, text) of every `<memory>` element in a system prompt."""
+    found = []
+    for attributes, body in _MEMORY.findall(system):
+        role = _ROLE.search(attributes)
+        found.append((role.group(1) if role else "", html.unescape(body)))
+    return found
+
+
+def recalls(request: RequestIR, said: str) -> bool:
+    """Whether the system prompt carries `said` as a user `<memory role=…>` element."""
+    return any(role == "user" and said in body for role, body in recalled(request.system))
+
+
+def shown_anywhere(request: RequestIR, said: str) -> bool:
+    return said in request.system or any(said in m.text for m in request.messages)
+
+
+def pairing_problems(request: RequestIR) -> list[str]:
+    """Tool calls shown without their results, or results shown without their calls."""
+    calls = {c.id for m in request.messages for c in m.tool_calls}
+    results = {m.tool_call_id for m in request.messages if m.role == "tool"}
+    return [f"call {c} without its result" for c in sorted(calls - results)] + [
+        f"result for {r} without its call" for r in sorted(str(r) for r in results - calls)
+    ]
+
+
+@pytest.mark.law("memory.system-block-not-turns")
+async def test_memory_comes_back_in_the_system_prompt_not_as_turns(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([text("Booked."), text("Three it is.")])
+    agent = await new_agent(system=SYSTEM, memory=True)
+    same = IdentitySpec(conversation_id="memory-block")
+    await agent.run(BOOK, identity=same)
+    await agent.run(THREE, identity=same)
+    second = fake.wire.last
+    assert recalls(second, BOOK), (
+        "memory did not bring the earlier turn back as a <memory role=…> block in the system "
+        f"prompt; the system prompt was {second.system!r}"
+    )
+    assert second.system.startswith(SYSTEM), "the memory block displaced the agent's own prompt"
+    assert second.turns() == [("user", THREE)], (
+        "memory replayed prior turns as message turns instead of recalling them as context: "
+        f"{second.turns()}"
+    )
+
+
+@pytest.mark.law("memory.namespace-isolation")
+@pytest.mark.parametrize(
+    ("writer", "reader"),
+    [
+        (IdentitySpec(conversation_id="c-1"), IdentitySpec(conversation_id="c-2")),
+        (
+            IdentitySpec(conversation_id="c-1", tenant="acme"),
+            IdentitySpec(conversation_id="c-1", tenant="globex"),
+        ),
+        (
+            IdentitySpec(conversation_id="c-1", tenant="acme", principal="alice"),
+            IdentitySpec(conversation_id="c-1", tenant="acme", principal="bob"),
+        ),
+    ],
+    ids=["conversation", "tenant", "principal"],
+)
+async def test_memory_is_not_read_across_namespaces(
+    fake: ScriptedProvider, new_agent: AgentFactory, writer: IdentitySpec, reader: IdentitySpec
+) -> None:
+    fake.script([text("Booked."), text("Three what?"), text("Three it is.")])
+    agent = await new_agent(system=SYSTEM, memory=True)
+    await agent.run(BOOK, identity=writer)
+    await agent.run(THREE, identity=reader)
+    other = fake.wire.last
+    assert not shown_anywhere(other, BOOK) and not shown_anywhere(other, "Booked."), (
+        f"memory written under {writer.model_dump(exclude_none=True)} was shown to a run under "
+        f"{reader.model_dump(exclude_none=True)}: identity must scope memory reads"
+    )
+    await agent.run(THREE, identity=writer)
+    assert recalls(fake.wire.last, BOOK), (
+        "the writer's own namespace did not recall its earlier turn, so isolation proves nothing"
+    )
+
+
+@pytest.mark.law("memory.session-recall")
+async def test_a_session_recalls_its_earlier_turns_without_an_identity(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([text("Booked."), text("Three what?"), text("Three it is.")])
+    agent = await new_agent(system=SYSTEM, memory=True)
+    await agent.run(BOOK, session_id="session-1")
+    await agent.run(THREE, session_id="session-2")
+    assert not shown_anywhere(fake.wire.last, BOOK), (
+        "another session recalled this session's turn: the session id must scope memory"
+    )
+    await agent.run(THREE, session_id="session-1")
+    again = fake.wire.last
+    assert recalls(again, BOOK), (
+        "a later run of the same session did not recall its earlier turn: a session is a "
+        f"namespace even when no identity was passed (system prompt: {again.system!r})"
+    )
+    assert again.turns() == [("user", THREE)], "session recall replayed turns as messages"
+
+
+WINDOW_TURNS: list[tuple[str, str | None, str]] = [
+    # (user message, what the model echoes first or None, the answer)
+    (BOOK, None, "Booked."),
+    (THREE, None, "Three it is."),
+    ("Make it Saturday.", "Saturday", "Moved to Saturday."),
+    ("Add a high chair.", "high chair", "High chair added."),
+    ("What time is it?", "7pm", "At 7pm."),
+]
+
+
+@pytest.mark.law("window.bounds-what-is-shown")
+async def test_a_window_shows_only_the_last_turns_and_keeps_calls_with_results(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    steps: list[Text | ToolCalls] = []
+    for _, echoed, answer in WINDOW_TURNS:
+        if echoed is not None:
+            steps.append(tool_call("echo", {"text": echoed}))
+        steps.append(text(answer))
+    fake.script(steps)
+    agent = await new_agent(system=SYSTEM, tools=("echo",), window=2)
+    messages = [message for message, _, _ in WINDOW_TURNS]
+    await agent.run(messages[0])
+    for message in messages[1:]:
+        await agent.follow_up(message)
+    assert len(fake.wire.requests) == len(steps), "the agent made an unexpected number of calls"
+    for request in fake.wire.requests:
+        turn = messages.index(request.user_texts()[-1])
+        assert request.user_texts() == messages[max(0, turn - 1) : turn + 1], (
+            f"with window=2, turn {turn + 1} showed the model the user turns "
+            f"{request.user_texts()} instead of the last two"
+        )
+        assert not pairing_problems(request), (
+            f"the window separated tool calls from their results: {pairing_problems(request)}"
+        )
+    last = fake.wire.last
+    assert last.assistant_texts() == ["High chair added."], (
+        "the last request did not show exactly what followed the last two user turns: "
+        f"{last.assistant_texts()}"
+    )
+    assert [c.arguments for m in last.messages for c in m.tool_calls] == [
+        {"text": "high chair"},
+        {"text": "7pm"},
+    ], "the window showed a tool call from a turn outside it, or dropped one inside it"
+
+
+SUMMARY = "The user booked a table for three on Friday."
+COMPACTED = [BOOK, THREE, "Make it Saturday.", "What time was it?"]
+ANSWERS = ["Booked.", "Three it is.", "Moved to Saturday.", "At seven."]
+
+
+def is_summary_call(request: RequestIR) -> bool:
+    """The fold's model call: a request whose last user turn is not a message this test sent."""
+    users = request.user_texts()
+    return not users or users[-1] not in COMPACTED
+
+
+@pytest.mark.law("compaction.folded-travels")
+async def test_a_folded_span_travels_with_the_checkpoint(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([text(a) for a in ANSWERS], name="turns", when=lambda r: not is_summary_call(r))
+    fake.script([text(SUMMARY)], name="summary", when=is_summary_call)
+    spec = CompactionSpec(trigger_turns=2, keep_recent_turns=1)
+    agent = await new_agent(system=SYSTEM, compaction=spec)
+    await agent.run(COMPACTED[0])
+    for message in COMPACTED[1:3]:
+        await agent.follow_up(message)
+    requests = fake.wire.requests
+    folds = [i for i, request in enumerate(requests) if is_summary_call(request)]
+    assert folds, "compaction never asked the model for a summary: the fold was not model-written"
+    fold = folds[0]
+    assert shown_anywhere(requests[fold], BOOK), "the summary call did not show the folded turns"
+    after = requests[fold + 1]
+    assert shown_anywhere(after, SUMMARY), "the request after the fold did not show the summary"
+    assert BOOK not in after.user_texts() and "Booked." not in after.assistant_texts(), (
+        "the request after the fold still showed the folded turns verbatim"
+    )
+    checkpoint = await agent.checkpoint()
+    assert checkpoint.get("folded") and SUMMARY in json.dumps(checkpoint["folded"]), (
+        "the checkpoint's `folded` does not record the span compaction folded"
+    )
+    plain = await new_agent(system=SYSTEM)
+    await plain.run(COMPACTED[3], continue_from=checkpoint)
+    moved = fake.wire.last
+    assert shown_anywhere(moved, SUMMARY), (
+        "continued on an agent without compaction, the conversation lost its summary: the "
+        "folded span did not travel with the checkpoint"
+    )
+    verbatim = [t for t in moved.user_texts() if SUMMARY not in t]
+    assert verbatim[-2:] == COMPACTED[2:] and BOOK not in verbatim and THREE not in verbatim, (
+        f"continued elsewhere, the compacted conversation showed the user turns {verbatim}: "
+        "the folded turns came back, or the kept ones were lost"
+    )

@@ -1,0 +1,38 @@
+"""run() is ONE turn: it seeds the conversation from that message and nothing else."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.adapter import IdentitySpec
+from conformance.wire import ScriptedProvider, text
+
+from .conftest import BOOK, THREE
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+
+@pytest.mark.law("run.no-history")
+async def test_a_second_run_shows_only_its_own_message(
+    fake: ScriptedProvider, new_agent: Any
+) -> None:
+    fake.script([text("Booked."), text("Three what?")])
+    agent = await new_agent()
+    await agent.run(BOOK)
+    await agent.run(THREE)
+    assert fake.wire.last.turns() == [("user", THREE)], "run() carried an earlier conversation"
+
+
+@pytest.mark.law("run.conversation-id-does-not-join")
+async def test_the_same_conversation_id_does_not_join_two_runs(
+    fake: ScriptedProvider, new_agent: Any
+) -> None:
+    fake.script([text("Booked."), text("Three what?")])
+    agent = await new_agent()
+    same = IdentitySpec(conversation_id="c-1")
+    await agent.run(BOOK, identity=same)
+    await agent.run(THREE, identity=same)
+    assert fake.wire.last.turns() == [("user", THREE)]

@@ -1,0 +1,218 @@
+"""Whose conversation is this? Ids decide only when both sides named themselves.
+
+A runtime refuses one agent answering another agent's conversation, and nothing else:
+not a conversation recorded or continued by an agent that never named itself (or chose
+the default id 'agent'), and not one continued by the same agent after a deploy changed
+its prompt, tools or model.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from conformance.adapter import AgentUnderTest, RefusalKind, Refused
+from conformance.runner.plugin import AgentFactory
+from conformance.wire import ScriptedProvider, text
+
+from .conftest import BOOK, SYSTEM, THREE
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+DEFAULT_ID = "agent"
+FIRST_ANSWER = "Booked."
+SECOND_ANSWER = "Three it is."
+NEW_SYSTEM = "You book tables for two restaurants now. Confirm every change."
+
+AgentId = str | None
+"""An agent's id as the suite sets it: None (never chose one), 'agent', or a name."""
+
+_counter = itertools.count()
+
+NAMES = st.one_of(
+    st.sampled_from(["billing", "support", "triage"]),
+    st.from_regex(r"[a-z][a-z0-9._-]{0,15}", fullmatch=True).filter(lambda n: n != DEFAULT_ID),
+)
+IDS: st.SearchStrategy[AgentId] = st.one_of(st.none(), st.just(DEFAULT_ID), NAMES)
+
+
+@st.composite
+def id_pairs(draw: st.DrawFn) -> tuple[AgentId, AgentId]:
+    """(recorder id, continuer id); the continuer often reuses the recorder's id."""
+    recorder = draw(IDS)
+    continuer = draw(st.one_of(st.just(recorder), IDS))
+    return recorder, continuer
+
+
+def names_itself(agent_id: AgentId) -> bool:
+    """Only a chosen id other than the default is a name."""
+    return agent_id is not None and agent_id != DEFAULT_ID
+
+
+def is_refused(recorder: AgentId, continuer: AgentId) -> bool:
+    """The truth table: refuse exactly when both named themselves and the names differ."""
+    return names_itself(recorder) and names_itself(continuer) and recorder != continuer
+
+
+def fresh_model() -> str:
+    """A model name of its own, so a script answers only the agent built with it."""
+    return f"turnlaw-whose-{next(_counter)}"
+
+
+class Cast:
+    """Agents by (role, id), reused across Hypothesis examples: building one costs far more
+    than a turn, and every example starts from a fresh run() or an explicit continue_from.
+    Recorders and continuers are separate instances, so a continuer never holds the
+    conversation it is handed."""
+
+    def __init__(self, new_agent: AgentFactory) -> None:
+        self._new_agent = new_agent
+        self._agents: dict[tuple[str, AgentId], AgentUnderTest] = {}
+
+    async def agent(self, role: str, agent_id: AgentId) -> AgentUnderTest:
+        key = (role, agent_id)
+        if key not in self._agents:
+            self._agents[key] = await self._new_agent(id=agent_id)
+        return self._agents[key]
+
+
+@pytest.fixture
+def cast(new_agent: AgentFactory) -> Cast:
+    return Cast(new_agent)
+
+
+@pytest.mark.law(
+    "mismatch.refuses-another-agents-conversation", "mismatch.default-id-never-refuses"
+)
+@given(pair=id_pairs())
+@settings(report_multiple_bugs=False)  # one failure, an assertion: a FAIL, not an ERROR
+@example(pair=("billing", "support"))
+@example(pair=("billing", "billing"))
+@example(pair=(None, "support"))
+@example(pair=("billing", None))
+@example(pair=(DEFAULT_ID, "support"))
+@example(pair=("billing", DEFAULT_ID))
+@example(pair=(None, None))
+async def test_ids_decide_only_when_both_sides_named_themselves(
+    fake: ScriptedProvider, cast: Cast, pair: tuple[AgentId, AgentId]
+) -> None:
+    recorder_id, continuer_id = pair
+    refused = is_refused(recorder_id, continuer_id)
+    # A first message of its own keeps this example's script apart from the others'. When
+    # a refusal is due, the second answer is there only so that a runtime which continues
+    # anyway fails on the refusal assertion rather than on an exhausted script.
+    opening = f"{BOOK} Reference {next(_counter)}."
+    fake.script(
+        [text(FIRST_ANSWER), text(SECOND_ANSWER)],
+        name=f"pair {recorder_id!r} -> {continuer_id!r}",
+        when=lambda request: request.user_texts()[:1] == [opening],
+        allow_unused=refused,
+    )
+
+    recorder = await cast.agent("recorder", recorder_id)
+    await recorder.run(opening)
+    conversation = await recorder.checkpoint()
+    continuer = await cast.agent("continuer", continuer_id)
+    sent_before = len(fake.wire)
+
+    if refused:
+        with pytest.raises(Refused) as raised:
+            await continuer.run(THREE, continue_from=conversation)
+        assert raised.value.kind is RefusalKind.MISMATCH, (
+            f"agent {continuer_id!r} was handed agent {recorder_id!r}'s conversation and "
+            f"refused with {raised.value.kind.value}, not as a conversation mismatch"
+        )
+        assert len(fake.wire) == sent_before, (
+            f"agent {continuer_id!r} refused agent {recorder_id!r}'s conversation only after "
+            "sending it to the model: a mismatch must be refused before anything is sent"
+        )
+        return
+
+    try:
+        await continuer.run(THREE, continue_from=conversation)
+    except Refused as refusal:
+        raise AssertionError(
+            f"a conversation recorded by agent id {recorder_id!r} was refused when continued "
+            f"by agent id {continuer_id!r} ({refusal.kind.value}): ids decide only when both "
+            "sides named themselves, and a missing or default ('agent') id is not a name"
+        ) from refusal
+    request = fake.wire.last
+    assert len(fake.wire) == sent_before + 1, "the continued turn should make one model call"
+    assert request.turns() == [
+        ("user", opening),
+        ("assistant", FIRST_ANSWER),
+        ("user", THREE),
+    ], (
+        f"agent {continuer_id!r} continued agent {recorder_id!r}'s conversation but the model "
+        "was not shown the recorded history followed by the new message"
+    )
+
+
+@pytest.mark.law("mismatch.default-id-never-refuses")
+async def test_agents_that_never_chose_an_id_continue_each_others_conversations(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    """The same law for a runtime without named agents: nobody chose an id, nobody refuses."""
+    fake.script([text(FIRST_ANSWER), text(SECOND_ANSWER)])
+    recorder = await new_agent()
+    await recorder.run(BOOK)
+    conversation = await recorder.checkpoint()
+    continuer = await new_agent()
+    try:
+        await continuer.run(THREE, continue_from=conversation)
+    except Refused as refusal:
+        raise AssertionError(
+            f"two agents that never chose an id refused each other's conversation "
+            f"({refusal.kind.value}): callers who never pass an id are never refused"
+        ) from refusal
+    assert fake.wire.last.turns() == [
+        ("user", BOOK),
+        ("assistant", FIRST_ANSWER),
+        ("user", THREE),
+    ], "the continued conversation was not shown as its recorded history plus the new message"
+
+
+@pytest.mark.law("mismatch.changed-agent-continues")
+async def test_the_same_agent_continues_after_prompt_tools_and_model_changed(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    before_model, after_model = fresh_model(), fresh_model()
+    fake.script([text(FIRST_ANSWER)], model=before_model)
+    fake.script([text(SECOND_ANSWER)], model=after_model)
+
+    yesterday = await new_agent(id="billing", system=SYSTEM, model=before_model)
+    await yesterday.run(BOOK)
+    conversation = await yesterday.checkpoint()
+    today = await new_agent(id="billing", system=NEW_SYSTEM, model=after_model, tools=("echo",))
+    try:
+        await today.run(THREE, continue_from=conversation)
+    except Refused as refusal:
+        raise AssertionError(
+            "agent 'billing' refused its own conversation because its prompt, tools and model "
+            f"changed ({refusal.kind.value}): a deploy must still continue yesterday's "
+            "conversations"
+        ) from refusal
+
+    assert len(fake.wire.requests) == 2, "each turn should make exactly one model call"
+    first, request = fake.wire.requests
+    assert SYSTEM in first.system and "echo" not in {t.name for t in first.tools}
+    assert request.model == after_model, (
+        f"the continued turn was sent to model {request.model!r}, not the agent's new model "
+        f"{after_model!r}: a changed agent continues as it is now"
+    )
+    assert NEW_SYSTEM in request.system and SYSTEM not in request.system, (
+        "the continued turn did not show the agent's new system prompt (or still showed the "
+        f"old one): system was {request.system!r}"
+    )
+    assert "echo" in {t.name for t in request.tools}, (
+        "the continued turn did not offer the tool the new deploy added"
+    )
+    assert request.turns() == [
+        ("user", BOOK),
+        ("assistant", FIRST_ANSWER),
+        ("user", THREE),
+    ], "the changed agent did not show yesterday's conversation followed by the new message"

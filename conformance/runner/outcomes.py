@@ -1,0 +1,75 @@
+"""Per-law outcomes: what one test result means for each law it checks.
+
+PASS / FAIL / ERROR / TIMEOUT / NOT_APPLICABLE come from the test run; XFAIL and XPASS
+come from an expectation manifest (a known failure that still fails, or that passed).
+A law's outcome over several tests is the worst of them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Outcome(StrEnum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    ERROR = "ERROR"
+    TIMEOUT = "TIMEOUT"
+    NOT_APPLICABLE = "NOT_APPLICABLE"
+    XFAIL = "XFAIL"
+    XPASS = "XPASS"
+
+
+# Worst first: a law is as bad as its worst test.
+SEVERITY = [
+    Outcome.ERROR,
+    Outcome.TIMEOUT,
+    Outcome.FAIL,
+    Outcome.XPASS,
+    Outcome.XFAIL,
+    Outcome.PASS,
+    Outcome.NOT_APPLICABLE,
+]
+
+NOT_APPLICABLE_PREFIX = "NOT_APPLICABLE: "
+
+
+class TestRecord(BaseModel):
+    """One test's result for one law: a line of the results file."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str = "test"
+    law: str
+    test: str
+    outcome: Outcome
+    duration: float
+    detail: str = ""
+
+
+def worst(outcomes: list[Outcome]) -> Outcome:
+    return min(outcomes, key=SEVERITY.index) if outcomes else Outcome.NOT_APPLICABLE
+
+
+def classify(
+    when: str, failed: bool, skipped: bool, longrepr: str, is_assertion: bool, wire_broken: bool
+) -> Outcome:
+    """Map a pytest report onto an outcome.
+
+    FAIL is a judgment on the runtime: a failed assertion, a refusal that did not happen
+    (`pytest.raises` counts as an assertion), or a request the runtime sent that the law's
+    script did not allow (the fake ran out, or saw a malformed conversation) — whatever
+    the runtime then raised about the fake's error reply. A timeout is TIMEOUT; any other
+    exception, in the adapter, the runtime or the harness, is ERROR with its traceback.
+    """
+    if skipped:
+        return Outcome.NOT_APPLICABLE if NOT_APPLICABLE_PREFIX in longrepr else Outcome.ERROR
+    if not failed:
+        return Outcome.PASS
+    if "Timeout" in longrepr and ("pytest-timeout" in longrepr or "Timeout >" in longrepr):
+        return Outcome.TIMEOUT
+    if when == "call" and (is_assertion or wire_broken):
+        return Outcome.FAIL
+    return Outcome.ERROR

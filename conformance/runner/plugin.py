@@ -1,0 +1,242 @@
+"""The conformance run as a pytest plugin: `pytest -p conformance.runner.plugin --pyargs
+conformance.laws [--impl module:attr]` (what `nox -s conformance` runs).
+
+It loads the implementation, parametrizes the law tests over its dialects, turns a law
+whose capability is undeclared into NOT_APPLICABLE, runs the smoke law first and stops
+with "adapter broken" when it fails, and reports one outcome per law.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from hypothesis import HealthCheck, settings
+
+from ..adapter import AgentSpec, AgentUnderTest, Capability, Implementation
+from ..registry import RegistryError, law
+from ..wire import ScriptedProvider
+from ..wire.ir import Dialect
+from .collect import Collector
+from .outcomes import NOT_APPLICABLE_PREFIX
+
+# Hypothesis profiles, chosen with --hypothesis-profile: `ci` is derandomized so a CI
+# run is reproducible; `thorough` is for hunting.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+settings.register_profile(
+    "dev",
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
+SMOKE_LAW = "smoke.one-turn"
+FAKE_KEY = "sk-turnlaw-conformance-0000"
+_COLLECTOR = pytest.StashKey[Collector]()
+_IMPLEMENTATION = pytest.StashKey[Implementation]()
+
+AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("turnlaw", "turnlaw conformance suite")
+    group.addoption("--impl", default=DEFAULT_IMPL, help="module:attr of the Implementation")
+    group.addoption(
+        "--dialects", default="all", help="comma-separated dialects to run (default: all it has)"
+    )
+    group.addoption("--results", type=Path, help="write the results JSONL here")
+    group.addoption("--report-md", type=Path, help="write the per-law Markdown matrix here")
+    group.addoption("--expectations", type=Path, help="TOML manifest of expected failures")
+    group.addoption(
+        "--record", type=Path, help="write each test's normalized wire recording into this folder"
+    )
+
+
+def load_implementation(spec: str) -> Implementation:
+    """`module:attr` -> the Implementation, or a UsageError that says what is wrong."""
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise pytest.UsageError(f"--impl {spec!r}: expected 'module:attribute'")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:
+        raise pytest.UsageError(
+            f"--impl {spec!r}: cannot import {module_name}: {error!r}"
+        ) from error
+    try:
+        implementation = getattr(module, attr)
+    except AttributeError:
+        raise pytest.UsageError(
+            f"--impl {spec!r}: {module_name} has no attribute {attr!r}"
+        ) from None
+    if not isinstance(implementation, Implementation):
+        raise pytest.UsageError(
+            f"--impl {spec!r}: not an Implementation (needs name, capabilities and an async "
+            "create_agent(spec)); see conformance.adapter"
+        )
+    unknown = {str(c) for c in implementation.capabilities} - {c.value for c in Capability}
+    if unknown:
+        raise pytest.UsageError(f"--impl {spec!r}: unknown capabilities {sorted(unknown)}")
+    return implementation
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "law(*ids): the conformance laws this test checks")
+    implementation = load_implementation(config.getoption("--impl"))
+    config.stash[_IMPLEMENTATION] = implementation
+    config.stash[_COLLECTOR] = Collector(
+        implementation,
+        results=config.getoption("--results"),
+        report_md=config.getoption("--report-md"),
+        expectations=config.getoption("--expectations"),
+        seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
+    )
+
+
+def law_ids(item: pytest.Item) -> list[str]:
+    return [str(law_id) for marker in item.iter_markers("law") for law_id in marker.args]
+
+
+def dialects_for(config: pytest.Config) -> list[Dialect]:
+    implementation = config.stash[_IMPLEMENTATION]
+    offered = getattr(implementation, "dialects", frozenset({Dialect.OPENAI_CHAT}))
+    wanted = config.getoption("--dialects")
+    chosen = offered if wanted == "all" else {Dialect(d.strip()) for d in wanted.split(",")}
+    return [d for d in Dialect if d in chosen and d in offered]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "dialect" in metafunc.fixturenames:
+        dialects = dialects_for(metafunc.config)
+        metafunc.parametrize("dialect", dialects, ids=[d.value for d in dialects])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for law_id in law_ids(item):
+            try:
+                law(law_id)
+            except RegistryError as error:
+                raise pytest.UsageError(f"{item.nodeid}: {error}") from error
+    items.sort(key=lambda item: SMOKE_LAW not in law_ids(item))  # stable: smoke first
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    capabilities = {str(c) for c in item.config.stash[_IMPLEMENTATION].capabilities}
+    for law_id in law_ids(item):
+        missing = [str(c) for c in law(law_id).requires if str(c) not in capabilities]
+        if missing:
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{law_id} needs {', '.join(missing)}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    laws = law_ids(item)
+    if laws:
+        collector = item.config.stash[_COLLECTOR]
+        collector.add(item.nodeid, laws, report, call, _wire_broken(item))
+        _apply_expectations(collector, laws, report)
+        if SMOKE_LAW in laws and report.failed:
+            item.session.shouldstop = (
+                "adapter broken: a one-turn run does not work, so no law can be judged. "
+                f"Fix the adapter first ({item.nodeid})."
+            )
+            collector.adapter_broken = True
+    return report
+
+
+WIRE_VERDICTS = {"exhausted", "unmatched", "invariant", "malformed"}
+
+
+def _wire_broken(item: pytest.Item) -> bool:
+    """Did the runtime send what the law's script did not allow? Then it is the law that
+    broke, whatever exception the runtime raised about the fake's error reply."""
+    fake = getattr(item, "funcargs", {}).get("fake")
+    if not isinstance(fake, ScriptedProvider):
+        return False
+    return any(finding.kind in WIRE_VERDICTS for finding in fake.findings)
+
+
+def _apply_expectations(collector: Collector, laws: list[str], report: Any) -> None:
+    """An expected failure that failed is an xfail; one that passed fails the run."""
+    expected = [collector.expected[law_id] for law_id in laws if law_id in collector.expected]
+    if report.when != "call" or not expected or len(expected) != len(laws):
+        return
+    reason = "; ".join(e.reason for e in expected)
+    if report.failed:
+        report.outcome = "skipped"
+        report.wasxfail = f"expected by the manifest: {reason}"
+    elif report.passed:
+        report.outcome = "failed"
+        report.longrepr = f"XPASS: expected to fail ({reason}) but passed; update the manifest"
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    collector = config.stash.get(_COLLECTOR, None)
+    if collector is not None and collector.seen:
+        terminalreporter.write(collector.matrix())
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    collector = session.config.stash.get(_COLLECTOR, None)
+    if collector is None:
+        return
+    problems = collector.finish()
+    if problems and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture(scope="session")
+def implementation(pytestconfig: pytest.Config) -> Implementation:
+    return pytestconfig.stash[_IMPLEMENTATION]
+
+
+@pytest.fixture
+def fake(
+    loopback_provider: ScriptedProvider, request: pytest.FixtureRequest
+) -> Iterator[ScriptedProvider]:
+    """The fake provider, over real HTTP: what it recorded is the evidence."""
+    yield loopback_provider
+    folder: Path | None = request.config.getoption("--record")
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid).strip("_")
+        (folder / f"{name}.json").write_text(loopback_provider.wire.export(), encoding="utf-8")
+
+
+@pytest_asyncio.fixture
+async def new_agent(
+    implementation: Implementation, fake: ScriptedProvider, dialect: Dialect
+) -> AsyncIterator[AgentFactory]:
+    """`await new_agent(id=..., tools=(...), ...)` -> an agent against the fake."""
+    made: list[AgentUnderTest] = []
+
+    async def make(**spec: Any) -> AgentUnderTest:
+        agent = await implementation.create_agent(
+            AgentSpec(base_url=fake.base_url or "", api_key=FAKE_KEY, dialect=dialect, **spec)
+        )
+        made.append(agent)
+        return agent
+
+    yield make
+    for agent in made:
+        await agent.close()
