@@ -75,6 +75,8 @@ def conversations(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def benchmarks(session: nox.Session) -> None:
-    """Cost of the fake against bare baselines, side by side, as ratios."""
+    """Cost of the fake against bare baselines, side by side, as ratios; then the whole
+    conformance run against the reference and against the harness's floor."""
     session.install("-e", ".[test]")
     session.run("python", "-m", "benchmarks", *session.posargs)
+    session.run("python", "-m", "benchmarks.conformance_run")
