@@ -104,7 +104,9 @@ class Collector:
             is_assertion,
             wire_broken,
         )
-        detail = "" if outcome is Outcome.PASS else _short(str(report.longrepr or ""))
+        longrepr = str(report.longrepr or "")
+        # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
+        detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
         for law_id in laws:
             outcome_here = self._expect(law_id, outcome)
             record = TestRecord(
