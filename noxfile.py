@@ -31,6 +31,8 @@ def conformance(session: nox.Session) -> None:
     """
     session.install("-e", ".")
     session.run(
+        "python",  # `python -m pytest` puts the current directory on sys.path: your adapter
+        "-m",
         "pytest",
         "-p",
         "conformance.runner.plugin",
