@@ -1,144 +1,255 @@
-"""The doors as a property: any sequence of runs, follow-ups, saved checkpoints and
+"""The doors as a state machine: any sequence of runs, follow-ups, saved checkpoints and
 continuations shows the model exactly what a tiny model of the law predicts.
 
-Hypothesis draws a list of steps; `predict` (pure Python, no runtime) says what the model
-must be shown at each one; the test plays the steps against a fresh agent and compares
-every request the fake recorded with the prediction, step by step.
+`Doors` is a Hypothesis `RuleBasedStateMachine` with one rule per door. It keeps the law
+as a model (the conversation the agent holds, and the one each saved checkpoint holds):
+run starts from nothing, follow_up from the last completed conversation, continue_from
+from the checkpoint handed in (saved earlier, after a JSON round trip); every completed
+turn ends with its answer. After each rule it compares what the fake recorded with that
+model: one new request, showing exactly the predicted turns, answered as scripted.
 
-Why a generated list finds what the hand-written tests miss: some bugs only show after a
-particular order of doors, several steps in. A runtime whose `run(continue_from=...)` does
-not become the agent's current conversation looks right on every single call; it shows
-only when a follow-up comes after a continuation (the follow-up then shows the older
-conversation). A runtime whose follow_up always continues its *first* conversation needs
-two runs before the follow-up. Lists of up to 8 steps over four doors reach such orders
-quickly, and when one fails Hypothesis shrinks it: it deletes steps, moves each step
-towards the first door (`Run`) and the first message, and lowers saved indexes, keeping
-every change that still fails. Against those two runtimes, the ci profile reports
-`[Run, Save, ContinueFrom(saved=0), FollowUp]` and `[Run, Run, FollowUp]` — not the
-8-step list that first tripped — with a note per step saying what the model should have
-been shown. The `@example`s below pin such orders so they run in every profile.
+Why generated sequences find what the hand-written tests miss: some bugs only show after
+a particular order of doors, several steps in. A runtime whose `run(continue_from=...)`
+does not become the agent's current conversation looks right on every single call; it
+shows only when a follow-up comes after a continuation. A runtime whose follow_up always
+continues its *first* conversation needs a second turn before the follow-up. When a
+sequence of up to 8 steps fails, Hypothesis shrinks it and prints the steps as calls,
+each after a note of what the model should have been shown. Against those two runtimes:
+`run, save, continue_from(saved_0), follow_up` (dev profile) and `run, follow_up,
+follow_up` (ci). `SEEDS` pins such orders, so they run in every profile whatever the
+profile's few examples happen to draw.
+
+Rules are synchronous and the adapter is async, with SDK clients bound to the test's
+event loop: so the machine runs in a worker thread and hands each coroutine to that loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import pytest
-from hypothesis import example, given, note
+from hypothesis import note, settings
 from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
-from conformance.adapter import AgentUnderTest, RefusalKind, Refused, RunOutcome
-from conformance.runner.plugin import AgentFactory
+from conformance.adapter import AgentSpec, Implementation, RefusalKind, Refused, RunOutcome
+from conformance.runner.plugin import FAKE_KEY
 from conformance.wire import ScriptedProvider, text
+from conformance.wire.ir import Dialect
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
 
 BOOK, THREE, OTHER = "Book a table.", "Make it three.", "And the other order?"
-MESSAGES = (BOOK, THREE, OTHER)
+MESSAGES = st.sampled_from((BOOK, THREE, OTHER))
 """Few and repeated on purpose: a runtime that tells turns apart by their text (and so
 drops or merges a repeated message) is caught too. Every answer is distinct."""
 
+STEP_TIMEOUT = 30.0
+"""Seconds one adapter call may take before the step fails (a hung runtime)."""
 
-@dataclass(frozen=True)
-class Run:
-    """run(msg): a new conversation."""
-
-    msg: str
-
-
-@dataclass(frozen=True)
-class FollowUp:
-    """follow_up(msg): refused with NO_CONVERSATION before any completed run."""
-
-    msg: str
-
-
-@dataclass(frozen=True)
-class Save:
-    """Store a JSON round trip of checkpoint() (nothing to store before any run)."""
-
-
-@dataclass(frozen=True)
-class ContinueFrom:
-    """run(msg, continue_from=stored[saved % how many]) on the same agent."""
-
-    saved: int
-    msg: str
-
-
-Step = Run | FollowUp | Save | ContinueFrom
 Turns = tuple[tuple[str, str], ...]
-
-_message = st.sampled_from(MESSAGES)
-_any_step = st.one_of(
-    st.builds(Run, _message),
-    st.builds(FollowUp, _message),
-    st.just(Save()),
-    st.builds(ContinueFrom, st.integers(min_value=0, max_value=3), _message),
-)
-# Only a follow-up can come before the first run and do anything (be refused); a save or
-# a continuation there would do nothing. So: at most one early follow-up, a run, then up
-# to six steps of any door — at most 8, and no example wasted on steps that do nothing.
-STEPS = st.tuples(
-    st.lists(st.builds(FollowUp, _message), max_size=1),
-    st.builds(Run, _message),
-    st.lists(_any_step, max_size=6),
-).map(lambda parts: [*parts[0], parts[1], *parts[2]])
+T = TypeVar("T")
+_MACHINES = itertools.count(1)
 
 
 @dataclass(frozen=True)
-class Expect:
-    """What one step must do: call the model once showing `shown` (and answer `answer`),
-    be refused before sending anything, store a checkpoint holding `shown`, or nothing."""
+class Saved:
+    """A checkpoint after a JSON round trip, and the conversation the law says it holds."""
 
-    action: Literal["model", "refused", "save", "nothing"]
-    shown: Turns = ()
-    answer: str = ""
+    checkpoint: dict[str, Any] = field(repr=False)
+    turns: Turns
 
 
-def predict(steps: list[Step]) -> list[Expect]:
-    """The law as a model: the agent holds its last completed conversation; run starts
-    from nothing, follow_up from that conversation, continue_from from the one handed in;
-    every completed turn ends with its answer, and is what a checkpoint stores."""
-    current: Turns | None = None
-    stored: list[Turns] = []
-    expected: list[Expect] = []
-    for step in steps:
-        if isinstance(step, Save):
-            if current is not None:
-                stored.append(current)
-            expected.append(Expect("save", current) if current is not None else Expect("nothing"))
-            continue
-        if isinstance(step, Run):
-            start: Turns | None = ()
-        elif isinstance(step, FollowUp):
-            start = current
-        else:
-            start = stored[step.saved % len(stored)] if stored else None
-        if start is None:
-            expected.append(Expect("refused" if isinstance(step, FollowUp) else "nothing"))
-            continue
-        answer = f"Answer {sum(e.action == 'model' for e in expected) + 1}."
-        shown = (*start, ("user", step.msg))
-        current = (*shown, ("assistant", answer))
-        expected.append(Expect("model", shown, answer))
-    return expected
+def doors(
+    fake: ScriptedProvider,
+    implementation: Implementation,
+    dialect: Dialect,
+    loop: asyncio.AbstractEventLoop,
+) -> type[RuleBasedStateMachine]:
+    """The machine, closed over this test's fake, implementation, dialect and loop."""
+
+    def wait(coro: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            return future.result(timeout=STEP_TIMEOUT)
+        finally:
+            future.cancel()
+
+    def attempt(coro: Coroutine[Any, Any, RunOutcome]) -> tuple[RunOutcome, Exception | None]:
+        """The outcome, or the exception instead, so the wire can be judged first."""
+        try:
+            return wait(coro), None
+        except Exception as error:
+            return RunOutcome(), error
+
+    class Doors(RuleBasedStateMachine):
+        saved = Bundle("saved")
+
+        def __init__(self) -> None:
+            super().__init__()
+            # One model name per machine keeps its scripts and requests apart from the
+            # other examples on the same fake.
+            self.model = f"turnlaw-stateful-{next(_MACHINES)}"
+            self.agent = wait(
+                implementation.create_agent(
+                    AgentSpec(
+                        base_url=fake.base_url or "",
+                        api_key=FAKE_KEY,
+                        dialect=dialect,
+                        model=self.model,
+                    )
+                )
+            )
+            self.current: Turns | None = None  # the last completed conversation
+            self.calls = 0  # model calls the law allows so far
+            self.step = 0
+            self.transcript: list[str] = []
+
+        def teardown(self) -> None:
+            wait(self.agent.close())
+
+        def requests(self) -> int:
+            return len(fake.wire.for_model(self.model))
+
+        def say(self, door: str, expected: str) -> str:
+            """Note what the law expects of this step (shown with a failing sequence)."""
+            self.step += 1
+            line = f"step {self.step} {door}: {expected}"
+            self.transcript.append(line)
+            if currently_in_test_context():
+                note(line)
+            return f"step {self.step}: {door}"
+
+        def turn(
+            self, door: str, start: Turns, msg: str, call: Coroutine[Any, Any, RunOutcome]
+        ) -> None:
+            """One model call showing `start` plus `msg`; it becomes the current one."""
+            answer = f"Answer {self.calls + 1}."
+            shown = (*start, ("user", msg))
+            where = self.say(door, f"one request, showing the model {list(shown)}")
+            # Exactly one scripted answer per model call the law allows, in its own
+            # script that steps aside once used; a runtime that calls more often gets an
+            # error reply from the fake, and the count below says what happened.
+            script = fake.script(
+                [text(answer)],
+                model=self.model,
+                when=lambda _request: not script.exhausted,
+                allow_unused=True,
+            )
+            before = self.requests()
+            outcome, error = attempt(call)
+            self.calls += 1
+            requests = fake.wire.for_model(self.model)
+            if error is not None and len(requests) == before:
+                raise error  # it failed before sending anything: its own words say most
+            assert len(requests) == before + 1, (
+                f"{where} made {len(requests) - before} model requests; one turn without "
+                "tools is one request"
+            )
+            seen = requests[-1].turns()
+            assert seen == list(shown), (
+                f"{where} showed the model another conversation than the law says (run: "
+                "only its message; follow_up: the last completed conversation with its "
+                f"answer; continue_from: the stored one with its answer); it showed {seen}"
+            )
+            if error is not None:
+                raise error
+            assert outcome.answer == answer, f"{where}: the run answered otherwise"
+            self.current = (*shown, ("assistant", answer))
+
+        @rule(msg=MESSAGES)
+        def run(self, msg: str) -> None:
+            self.turn("run", (), msg, self.agent.run(msg))
+
+        @precondition(lambda self: self.current is not None)
+        @rule(msg=MESSAGES)
+        def follow_up(self, msg: str) -> None:
+            assert self.current is not None
+            self.turn("follow_up", self.current, msg, self.agent.follow_up(msg))
+
+        # Its own rule, valid exactly while no run has completed: a precondition that
+        # also hung on earlier steps ("refuse only once") kept Hypothesis from deleting
+        # this step when shrinking, so a needless refusal led every shrunk sequence.
+        @precondition(lambda self: self.current is None)
+        @rule(msg=MESSAGES)
+        def follow_up_before_any_run(self, msg: str) -> None:
+            where = self.say("follow_up", "refused with NO_CONVERSATION, nothing sent")
+            before = self.requests()
+            _, error = attempt(self.agent.follow_up(msg))
+            assert self.requests() == before, f"{where}: a follow-up before any run sent a request"
+            kind = error.kind if isinstance(error, Refused) else None
+            assert kind is RefusalKind.NO_CONVERSATION, (
+                f"{where}: a follow-up before any run was not refused with NO_CONVERSATION "
+                f"(got {kind or error or 'an answer'!r})"
+            )
+
+        @precondition(lambda self: self.current is not None)
+        @rule(target=saved)
+        def save(self) -> Saved:
+            assert self.current is not None
+            where = self.say("save", f"no request; the checkpoint holds {list(self.current)}")
+            before = self.requests()
+            checkpoint = json.loads(json.dumps(wait(self.agent.checkpoint())))
+            assert self.requests() == before, f"{where}: taking a checkpoint called the model"
+            assert self.current[-1][1] in json.dumps(checkpoint), (
+                f"{where}: the checkpoint does not hold the final answer of the last turn"
+            )
+            return Saved(checkpoint, self.current)
+
+        @rule(saved=saved, msg=MESSAGES)
+        def continue_from(self, saved: Saved, msg: str) -> None:
+            call = self.agent.run(msg, continue_from=saved.checkpoint)
+            self.turn("continue_from", saved.turns, msg, call)
+
+    return Doors
 
 
-_EXAMPLES = itertools.count(1)
+SEEDS: list[list[tuple[Any, ...]]] = [
+    # A continuation must become the current conversation.
+    [("run", BOOK), ("save",), ("run", THREE), ("continue_from", 0, OTHER), ("follow_up", THREE)],
+    # A refusal, a repeated message and a follow-up of the *last* run.
+    [("follow_up_before_any_run", THREE), ("run", BOOK), ("run", BOOK), ("follow_up", BOOK)],
+    # A stored copy continued after the agent moved on.
+    [
+        ("run", BOOK),
+        ("follow_up", THREE),
+        ("save",),
+        ("follow_up", OTHER),
+        ("continue_from", 0, OTHER),
+    ],
+]
 
 
-async def perform(agent: AgentUnderTest, step: Step, stored: list[Any]) -> RunOutcome:
-    if isinstance(step, Run):
-        return await agent.run(step.msg)
-    if isinstance(step, FollowUp):
-        return await agent.follow_up(step.msg)
-    assert isinstance(step, ContinueFrom)
-    return await agent.run(step.msg, continue_from=stored[step.saved % len(stored)])
+def play(machine_class: type[RuleBasedStateMachine], seed: list[tuple[Any, ...]]) -> None:
+    """Play one fixed order on a fresh machine; a failure lists the steps taken."""
+    machine: Any = machine_class()
+    stored: list[Saved] = []
+    try:
+        for door, *args in seed:
+            if door == "save":
+                stored.append(machine.save())
+            elif door == "continue_from":
+                machine.continue_from(stored[args[0]], args[1])
+            else:
+                getattr(machine, door)(*args)
+    except Exception as error:
+        error.add_note(f"seed order {seed}:\n" + "\n".join(machine.transcript))
+        raise
+    finally:
+        machine.teardown()
 
 
 @pytest.mark.law(
@@ -151,60 +262,14 @@ async def perform(agent: AgentUnderTest, step: Step, stored: list[Any]) -> RunOu
 # A passing run takes seconds; shrinking a failure replays many examples, each with a new
 # agent, so it gets more time than the suite's default before pytest-timeout stops it.
 @pytest.mark.timeout(180)
-@given(steps=STEPS)
-# The orders the module docstring talks about, tried first in every profile: a
-# continuation that must become the current conversation; a refusal, a repeated message
-# and a follow-up of the *last* run; a stored copy continued after the agent moved on.
-@example(steps=[Run(BOOK), Save(), Run(THREE), ContinueFrom(0, OTHER), FollowUp(THREE)])
-@example(steps=[FollowUp(THREE), Run(BOOK), Run(BOOK), FollowUp(BOOK)])
-@example(steps=[Run(BOOK), FollowUp(THREE), Save(), FollowUp(OTHER), ContinueFrom(0, OTHER)])
 async def test_every_door_shows_the_model_what_the_law_predicts(
-    fake: ScriptedProvider, new_agent: AgentFactory, steps: list[Step]
+    fake: ScriptedProvider, implementation: Implementation, dialect: Dialect
 ) -> None:
-    expected = predict(steps)
-    # One model name per example keeps this example's script and requests apart from the
-    # others on the same fake; the script holds exactly one answer per model call. The
-    # count is checked here, step by step and in total, so the fake's own unused-steps
-    # check is switched off: it would only add a line per abandoned example to a failure
-    # report while Hypothesis shrinks.
-    model = f"turnlaw-stateful-{next(_EXAMPLES)}"
-    answers = [e.answer for e in expected if e.action == "model"]
-    if answers:
-        fake.script([text(answer) for answer in answers], model=model, allow_unused=True)
-    agent = await new_agent(model=model)
-    stored: list[Any] = []
-    for number, (step, expect) in enumerate(zip(steps, expected, strict=True), start=1):
-        note(f"step {number}: {step!r} -> {expect.action} {list(expect.shown)}")
-        before = len(fake.wire.for_model(model))
-        if expect.action == "nothing":
-            continue
-        if expect.action == "save":
-            checkpoint = json.loads(json.dumps(await agent.checkpoint()))
-            assert expect.shown[-1][1] in json.dumps(checkpoint), (
-                f"step {number}: the checkpoint does not hold the final answer of the last turn"
-            )
-            stored.append(checkpoint)
-            continue
-        if expect.action == "refused":
-            with pytest.raises(Refused) as raised:
-                await perform(agent, step, stored)
-            assert raised.value.kind is RefusalKind.NO_CONVERSATION, (
-                f"step {number}: a follow-up before any run was refused as {raised.value.kind}"
-            )
-            assert len(fake.wire.for_model(model)) == before, (
-                f"step {number}: a refused follow-up still sent a request"
-            )
-            continue
-        outcome = await perform(agent, step, stored)
-        requests = fake.wire.for_model(model)
-        assert len(requests) == before + 1, (
-            f"step {number}: {type(step).__name__} made {len(requests) - before} model "
-            "requests; one turn without tools is one request"
-        )
-        assert requests[-1].turns() == list(expect.shown), (
-            f"step {number}: {type(step).__name__} showed the model another conversation "
-            "than the law says (run: only its message; follow_up: the last completed "
-            "conversation with its answer; continue_from: the stored one with its answer)"
-        )
-        assert outcome.answer == expect.answer, f"step {number}: the run answered otherwise"
-    assert len(fake.wire.for_model(model)) == len(answers), "the model was called too often"
+    machine = doors(fake, implementation, dialect, asyncio.get_running_loop())
+    # Settings come from the active profile (--hypothesis-profile); only the length of a
+    # sequence is this test's own. Generated sequences first: a failure among them is
+    # reported shrunk; then the pinned orders, which the profile's examples may miss.
+    chosen = settings(stateful_step_count=8)
+    await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)
+    for seed in SEEDS:
+        await asyncio.to_thread(play, machine, seed)
