@@ -30,7 +30,7 @@ from .outcomes import NOT_APPLICABLE_PREFIX
 settings.register_profile(
     "ci",
     derandomize=True,
-    max_examples=15,
+    max_examples=8,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
