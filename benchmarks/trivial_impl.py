@@ -17,8 +17,7 @@ import httpx2
 
 from conformance.adapter import AgentSpec
 from conformance.wire.ir import Dialect
-from reference_impl import Agent, Compaction, EpisodicMemory, InMemoryStore
-from reference_impl.conformance_adapter import CATALOG, ReferenceAgent, ReferenceImplementation
+from reference_impl.conformance_adapter import ReferenceImplementation
 from reference_impl.conversation import ToolCall, ToolSpec, Turn
 from reference_impl.providers import ModelReply
 from reference_impl.providers.openai_chat import chat_messages, chat_tools
@@ -62,22 +61,8 @@ class TrivialImplementation(ReferenceImplementation):
     name = "trivial (reference logic, raw HTTP)"
     dialects = frozenset({Dialect.OPENAI_CHAT})
 
-    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
-        provider = RawChatProvider(spec.base_url, spec.api_key)
-        builder = (
-            Agent.create(provider=provider, model=spec.model, id=spec.id)
-            .system(spec.system)
-            .tool(*(CATALOG[name] for name in spec.tools))
-        )
-        if spec.memory:
-            builder.memory(EpisodicMemory(InMemoryStore()))
-        if spec.self_explain:
-            builder.self_explain()
-        if spec.window is not None:
-            builder.window(keep_recent_turns=spec.window)
-        if spec.compaction is not None:
-            builder.compaction(Compaction(**spec.compaction.model_dump()))
-        return ReferenceAgent(builder.build(), provider)
+    def provider_for(self, spec: AgentSpec) -> RawChatProvider:
+        return RawChatProvider(spec.base_url, spec.api_key)
 
 
 implementation = TrivialImplementation()

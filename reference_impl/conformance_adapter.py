@@ -165,8 +165,12 @@ class ReferenceImplementation:
     capabilities = frozenset(Capability) - {Capability.HOSTING}
     dialects = frozenset(Dialect)
 
+    def provider_for(self, spec: AgentSpec) -> Any:
+        """The model provider for this spec: the official SDK for its dialect."""
+        return _provider(spec)
+
     async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
-        provider = _provider(spec)
+        provider = self.provider_for(spec)
         builder = (
             Agent.create(provider=provider, model=spec.model, id=spec.id)
             .system(spec.system)
