@@ -42,9 +42,14 @@ class ScriptedDisconnect(Exception):
 
 
 class _QuietDisconnects(logging.Filter):
+    """Drop uvicorn's error log for a disconnect the script asked for."""
+
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
         return not isinstance(exc, ScriptedDisconnect)
+
+
+_QUIET_DISCONNECTS = _QuietDisconnects()  # one instance: addFilter ignores a repeat
 
 
 class ProviderApp:
@@ -135,7 +140,7 @@ def bind_loopback(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
 
 
 def make_server(app: ProviderApp, *, log_level: str = "warning") -> uvicorn.Server:
-    logging.getLogger("uvicorn.error").addFilter(_QuietDisconnects())
+    logging.getLogger("uvicorn.error").addFilter(_QUIET_DISCONNECTS)
     config = uvicorn.Config(
         app,
         lifespan="off",
