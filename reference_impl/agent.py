@@ -78,8 +78,9 @@ class _Config:
 class AgentBuilder:
     """`Agent.create(provider=..., model=...).system(...).tool(...).build()`."""
 
-    def __init__(self, config: _Config) -> None:
+    def __init__(self, config: _Config, agent_class: type[Agent] | None = None) -> None:
         self._config = config
+        self._agent_class = agent_class or Agent
 
     def system(self, text: str) -> AgentBuilder:
         self._config.system = text
@@ -115,15 +116,20 @@ class AgentBuilder:
         names = [t.name for t in self._config.tools]
         if len(set(names)) != len(names):
             raise ValueError(f"tool names must be unique, got {names}")
-        return Agent(self._config)
+        return self._agent_class(self._config)
 
 
 class Agent:
     """One instance answers one turn at a time and keeps its last conversation."""
 
-    @staticmethod
-    def create(*, provider: ModelProvider, model: str, id: str | None = None) -> AgentBuilder:
-        return AgentBuilder(_Config(provider=provider, model=model, id=id))
+    _run_class: type[_Run]
+    """The tool loop of one turn (set below, once `_Run` exists); a derived runtime may
+    swap it, which is how the rogues in tests/rogues/ change one thing at a time."""
+
+    @classmethod
+    def create(cls, *, provider: ModelProvider, model: str, id: str | None = None) -> AgentBuilder:
+        """A builder for this class: a subclass's `create` builds the subclass."""
+        return AgentBuilder(_Config(provider=provider, model=model, id=id), cls)
 
     def __init__(self, config: _Config) -> None:
         self._config = config
@@ -256,13 +262,29 @@ class Agent:
         run_id = f"run-{uuid.uuid4().hex[:12]}"
         self._in_flight = run_id
         try:
-            identity, source = _identity_ladder(explicit, conversation.identity, session_id, run_id)
+            identity, source = self._identity(explicit, conversation.identity, session_id, run_id)
             self._last_run = RunState(run_id, identity, source, session_id)
-            named = identity if source in ("explicit", "carried") else None
-            run = _Run(self, run_id, named, identity, session_id, history, conversation, turn)
+            named = self._published(identity, source)
+            run = self._run_class(
+                self, run_id, named, identity, session_id, history, conversation, turn
+            )
             return await run.play(message)
         finally:
             self._in_flight = None
+
+    def _identity(
+        self,
+        explicit: Identity | None,
+        carried: Identity | None,
+        session_id: str | None,
+        run_id: str,
+    ) -> tuple[Identity, IdentitySource]:
+        """The ladder: passed, then carried, then the session, then the run."""
+        return _identity_ladder(explicit, carried, session_id, run_id)
+
+    def _published(self, identity: Identity, source: IdentitySource) -> Identity | None:
+        """What tools see as `ctx.identity`: only a named identity, never a synthesized one."""
+        return identity if source in ("explicit", "carried") else None
 
 
 def _identity_ladder(
@@ -404,6 +426,9 @@ class _Run:
         summary = await self._call(system, turns, [])
         history, folded = compaction.fold(self.history, self.folded, start, end, summary.text)
         self.history, self.folded = list(history), list(folded)
+
+
+Agent._run_class = _Run
 
 
 def _unanswered_calls(history: Sequence[Turn]) -> list[ToolCall]:

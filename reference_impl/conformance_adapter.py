@@ -165,6 +165,13 @@ class ReferenceImplementation:
     capabilities = frozenset(Capability) - {Capability.HOSTING}
     dialects = frozenset(Dialect)
 
+    def __init__(self, agent_class: type[Agent] = Agent, name: str | None = None) -> None:
+        """`agent_class` is the runtime: a runtime derived from the reference (the rogues
+        in tests/rogues/) is tested through this same adapter, unchanged."""
+        self.agent_class = agent_class
+        if name is not None:
+            self.name = name
+
     def provider_for(self, spec: AgentSpec) -> Any:
         """The model provider for this spec: the official SDK for its dialect."""
         return _provider(spec)
@@ -172,7 +179,7 @@ class ReferenceImplementation:
     async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
         provider = self.provider_for(spec)
         builder = (
-            Agent.create(provider=provider, model=spec.model, id=spec.id)
+            self.agent_class.create(provider=provider, model=spec.model, id=spec.id)
             .system(spec.system)
             .tool(*(CATALOG[name] for name in spec.tools))
         )
