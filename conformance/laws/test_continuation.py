@@ -46,6 +46,8 @@ def declares(implementation: Implementation, capability: Capability) -> bool:
 _VOLATILE = re.compile(
     r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
     r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b"
+    # the fake's own item ids, which a Responses client echoes back (fc_turnlaw_0001_0)
+    r"|\b(?:fc|msg|resp)_turnlaw_[0-9_]+\b"
 )
 
 
