@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .. import __version__
 from ..adapter import Implementation
 from ..registry import Level, load_laws
+from .guard import AdapterTimeout
 from .outcomes import Outcome, TestRecord, classify, worst
 
 
@@ -96,6 +97,7 @@ class Collector:
         is_assertion = excinfo is not None and excinfo.errisinstance(
             (AssertionError, pytest.fail.Exception)
         )
+        timed_out = excinfo is not None and excinfo.errisinstance(AdapterTimeout)
         outcome = classify(
             report.when,
             report.failed,
@@ -103,6 +105,7 @@ class Collector:
             str(report.longrepr or ""),
             is_assertion,
             wire_broken,
+            timed_out=timed_out,
         )
         longrepr = str(report.longrepr or "")
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
@@ -125,12 +128,17 @@ class Collector:
             return outcome
         if outcome is expected.outcome:
             return Outcome.XFAIL
-        if outcome is Outcome.PASS:
-            return Outcome.XPASS
         return outcome
 
     def per_law(self) -> dict[str, Outcome]:
-        return {law_id: worst([r.outcome for r in self.by_law[law_id]]) for law_id in self.by_law}
+        """Each law's worst test; an expected failure whose every test passed is XPASS."""
+        found = {law_id: worst([r.outcome for r in self.by_law[law_id]]) for law_id in self.by_law}
+        return {
+            law_id: Outcome.XPASS
+            if law_id in self.expected and outcome is Outcome.PASS
+            else outcome
+            for law_id, outcome in found.items()
+        }
 
     def problems(self) -> list[str]:
         """What fails the run beyond failing tests: unexpected passes and stale entries."""
@@ -162,13 +170,14 @@ class Collector:
             if law_id in outcomes:
                 lines.append(f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id}")
         scored = [o for i, o in outcomes.items() if laws[i].level is Level.MUST]
-        passed = sum(
-            o in (Outcome.PASS, Outcome.XFAIL) for o in scored if o is not Outcome.NOT_APPLICABLE
-        )
+        passed = sum(o is Outcome.PASS for o in scored)
+        expected = sum(o is Outcome.XFAIL for o in scored)
         applicable = sum(o is not Outcome.NOT_APPLICABLE for o in scored)
         lines.append("")
         lines.append(
-            f"  MUST laws: {passed}/{applicable} pass (not applicable laws are outside the score)"
+            f"  MUST laws: {passed}/{applicable} pass"
+            + (f", {expected} fail as the manifest expects" if expected else "")
+            + " (not applicable laws are outside the score)"
         )
         if self.adapter_broken:
             lines.append("  adapter broken: the smoke law failed, so the run stopped")

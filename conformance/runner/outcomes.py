@@ -54,22 +54,32 @@ def worst(outcomes: list[Outcome]) -> Outcome:
 
 
 def classify(
-    when: str, failed: bool, skipped: bool, longrepr: str, is_assertion: bool, wire_broken: bool
+    when: str,
+    failed: bool,
+    skipped: bool,
+    longrepr: str,
+    is_assertion: bool,
+    wire_broken: bool,
+    *,
+    timed_out: bool = False,
 ) -> Outcome:
     """Map a pytest report onto an outcome.
 
     FAIL is a judgment on the runtime: a failed assertion, a refusal that did not happen
     (`pytest.raises` counts as an assertion), or a request the runtime sent that the law's
     script did not allow (the fake ran out, or saw a malformed conversation) — whatever
-    the runtime then raised about the fake's error reply. A timeout is TIMEOUT; any other
+    the runtime then raised about the fake's error reply, and also when the fake's
+    findings only surface at teardown. A timeout is TIMEOUT; any other
     exception, in the adapter, the runtime or the harness, is ERROR with its traceback.
     """
     if skipped:
         return Outcome.NOT_APPLICABLE if NOT_APPLICABLE_PREFIX in longrepr else Outcome.ERROR
     if not failed:
         return Outcome.PASS
-    if "Timeout" in longrepr and ("pytest-timeout" in longrepr or "Timeout >" in longrepr):
+    if timed_out or (
+        "Timeout" in longrepr and ("pytest-timeout" in longrepr or "Timeout >" in longrepr)
+    ):
         return Outcome.TIMEOUT
-    if when == "call" and (is_assertion or wire_broken):
+    if (when == "call" and is_assertion) or (when != "setup" and wire_broken):
         return Outcome.FAIL
     return Outcome.ERROR
