@@ -1,0 +1,73 @@
+"""Adapters that are broken in the ways real ones break. Unlike the rogues, these break
+the adapter, not the runtime: the harness must survive them and report them honestly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from conformance.adapter import AgentSpec, Capability, RunOutcome
+from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
+
+
+class _Faulty(ReferenceImplementation):
+    agent_type: type[ReferenceAgent] = ReferenceAgent
+
+    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
+        agent = await super().create_agent(spec)
+        return self.agent_type(agent.agent, agent._provider)
+
+
+class _HangsOnFollowUp(ReferenceAgent):
+    async def follow_up(self, message: str) -> RunOutcome:
+        await asyncio.Event().wait()  # never set: a deadlock in the adapter
+        raise AssertionError("unreachable")
+
+
+class _RaisesOnCheckpoint(ReferenceAgent):
+    async def checkpoint(self) -> Any:
+        raise KeyError("history")  # a bug in the adapter's own mapping
+
+
+class _GarbageCheckpoint(ReferenceAgent):
+    async def checkpoint(self) -> Any:
+        data = await super().checkpoint()
+        data["history"][0]["text"] = object()  # a live object where JSON belongs
+        return data
+
+
+class _NoPause(ReferenceAgent):
+    async def resume(self, checkpoint: Any, decision: str) -> RunOutcome:
+        raise NotImplementedError("resume")
+
+    async def abandon_pause(self) -> dict[str, str] | None:
+        raise NotImplementedError("abandon_pause")
+
+
+class _SilentSuccess(ReferenceAgent):
+    async def run(self, message: str, **options: Any) -> RunOutcome:
+        return RunOutcome(answer="Booked.", checkpoint={"history": []})
+
+
+class _Slow(ReferenceAgent):
+    async def run(self, message: str, **options: Any) -> RunOutcome:
+        await asyncio.sleep(0.3)
+        return await super().run(message, **options)
+
+
+def _faulty(name: str, agent_type: type[ReferenceAgent], **extra: Any) -> _Faulty:
+    implementation = _Faulty(name=name)
+    implementation.agent_type = agent_type
+    for key, value in extra.items():
+        setattr(implementation, key, value)
+    return implementation
+
+
+hangs = _faulty("hangs on follow_up", _HangsOnFollowUp)
+raises = _faulty("raises in checkpoint", _RaisesOnCheckpoint)
+garbage_checkpoint = _faulty("garbage checkpoint", _GarbageCheckpoint)
+declares_pause_it_lacks = _faulty("declares pause it lacks", _NoPause)
+silent_success = _faulty("claims success, sends nothing", _SilentSuccess)
+slow = _faulty("slow", _Slow)
+assert Capability.PAUSE in declares_pause_it_lacks.capabilities

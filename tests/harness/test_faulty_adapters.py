@@ -1,0 +1,202 @@
+"""The harness survives broken adapters: no hang, no crash, never a green report.
+
+Each case runs a slice of the real suite in a nested pytest against an adapter from
+`faulty_adapters.py`, then reads the results file as a user's CI would.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
+import reference_impl.conformance_adapter  # noqa: F401
+from conformance.__main__ import main as conformance_cli
+from conformance.runner.collect import ResultsFile, read_results
+from conformance.runner.outcomes import Outcome, worst
+
+ROOT = Path(__file__).resolve().parents[2]
+PLUGIN = [
+    "-o",
+    "asyncio_default_fixture_loop_scope=function",
+    "-p",
+    "conformance.runner.plugin",
+    "-p",
+    "no:cacheprovider",
+    "--dialects",
+    "openai-chat",
+    "--call-timeout",
+    "0.5",
+]
+
+
+def law_outcomes(results: ResultsFile) -> dict[str, Outcome]:
+    by_law: dict[str, list[Outcome]] = {}
+    for record in results.records:
+        by_law.setdefault(record.law, []).append(record.outcome)
+    return {law: worst(found) for law, found in by_law.items()}
+
+
+def details(results: ResultsFile, law: str) -> str:
+    return "\n".join(r.detail for r in results.records if r.law == law)
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini("[pytest]\nasyncio_mode = auto\n")
+    return pytester
+
+
+def run_suite(
+    suite: pytest.Pytester, tmp_path: Path, impl: str, *modules: str
+) -> tuple[pytest.RunResult, ResultsFile]:
+    results = tmp_path / "results.jsonl"
+    run = suite.runpytest(
+        *PLUGIN,
+        "--impl",
+        f"tests.harness.faulty_adapters:{impl}",
+        "--results",
+        str(results),
+        "--pyargs",
+        *modules,
+    )
+    return run, read_results(results)
+
+
+def test_an_adapter_that_hangs_times_out_and_the_run_goes_on(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    run, results = run_suite(
+        suite,
+        tmp_path,
+        "hangs",
+        "conformance.laws.test_smoke",
+        "conformance.laws.test_continuation",
+    )
+    outcomes = law_outcomes(results)
+    assert outcomes["follow-up.shows-last-answer"] is Outcome.TIMEOUT
+    assert "did not return within 0.5 s" in details(results, "follow-up.shows-last-answer")
+    # the laws after the hang were still judged
+    assert outcomes["checkpoint.no-trim"] is Outcome.PASS
+    assert outcomes["checkpoint.carries-identity"] is Outcome.PASS
+    assert not results.truncated and run.ret == 1
+    assert time.monotonic() - started < 60, "the hang held the run up"
+
+
+def test_an_adapter_that_raises_is_an_error_with_its_traceback(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    run, results = run_suite(
+        suite,
+        tmp_path,
+        "raises",
+        "conformance.laws.test_smoke",
+        "conformance.laws.test_continuation",
+    )
+    outcomes = law_outcomes(results)
+    assert outcomes["checkpoint.plain-json"] is Outcome.ERROR
+    detail = details(results, "checkpoint.plain-json")
+    assert "KeyError: 'history'" in detail and "faulty_adapters.py" in detail, detail
+    assert outcomes["follow-up.refuses-before-first-run"] is Outcome.PASS
+    assert run.ret == 1
+
+
+def test_garbage_where_a_checkpoint_belongs_is_an_error_naming_the_field(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    run, results = run_suite(
+        suite,
+        tmp_path,
+        "garbage_checkpoint",
+        "conformance.laws.test_smoke",
+        "conformance.laws.test_continuation",
+    )
+    outcomes = law_outcomes(results)
+    assert outcomes["checkpoint.plain-json"] is Outcome.ERROR
+    detail = details(results, "checkpoint.plain-json")
+    assert "checkpoint()['history'][0]['text'] (a builtins.object)" in detail, detail
+    assert "AdapterContractError" in detail
+    assert run.ret == 1
+
+
+def test_a_declared_capability_the_adapter_lacks_fails_not_skips(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    run, results = run_suite(
+        suite,
+        tmp_path,
+        "declares_pause_it_lacks",
+        "conformance.laws.test_smoke",
+        "conformance.laws.test_timing",
+    )
+    outcomes = law_outcomes(results)
+    assert outcomes["pending.resume-continues"] is Outcome.FAIL
+    assert outcomes["pending.abandon-returns-dropped"] is Outcome.FAIL
+    assert "raised NotImplementedError, but the implementation declares" in details(
+        results, "pending.resume-continues"
+    )
+    assert Outcome.NOT_APPLICABLE not in outcomes.values()
+    assert run.ret == 1
+
+
+def test_claiming_success_while_sending_nothing_fails(
+    suite: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, results = run_suite(
+        suite,
+        tmp_path,
+        "silent_success",
+        "conformance.laws.test_smoke",
+        "conformance.laws.test_run",
+    )
+    assert law_outcomes(results) == {"smoke.one-turn": Outcome.FAIL}
+    run.stdout.fnmatch_lines(["*adapter broken*"])
+    assert run.ret == pytest.ExitCode.INTERRUPTED  # stopped, and never zero
+    assert conformance_cli(["report", str(tmp_path / "results.jsonl")]) == 1
+
+
+def test_a_run_killed_half_way_is_reported_as_truncated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = tmp_path / "results.jsonl"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *PLUGIN,
+            "--impl",
+            "tests.harness.faulty_adapters:slow",
+            "--results",
+            str(results),
+            "--pyargs",
+            "conformance.laws",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if results.exists() and len(results.read_text().splitlines()) >= 3:
+                break
+            assert process.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.05)
+        else:
+            pytest.fail("the run wrote no records within 120 s")
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.kill()
+        process.wait()
+    read = read_results(results)
+    assert read.truncated and read.records, "a killed run should leave records and no footer"
+    assert conformance_cli(["report", str(results)]) == 2
+    assert "TRUNCATED" in capsys.readouterr().err
