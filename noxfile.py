@@ -9,7 +9,7 @@ from __future__ import annotations
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["tests", "conformance", "lint"]
+nox.options.sessions = ["tests", "conformance", "rogues", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
@@ -19,7 +19,21 @@ PYTHON = "3.11"
 def tests(session: nox.Session) -> None:
     """The test suite (pytest on tests/). Extra arguments go to pytest."""
     session.install("-e", ".[test]")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "--ignore=tests/rogues", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def rogues(session: nox.Session) -> None:
+    """The kill matrix: the suite against the reference and every rogue in tests/rogues/.
+
+    Fails when a rogue survives its target laws, a MUST law is unguarded, the reference
+    fails, or docs/kill-matrix.md is stale (`nox -s rogues -- --write` rewrites it).
+    """
+    session.install("-e", ".[test]")
+    if "--write" in session.posargs:
+        session.run("python", "-m", "tests.rogues", *session.posargs)
+        return
+    session.run("pytest", "tests/rogues", "-q", *session.posargs)
 
 
 @nox.session(python=PYTHON)

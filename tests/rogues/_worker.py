@@ -1,0 +1,72 @@
+"""One worker of the kill run: claims jobs from a job file and runs the conformance
+suite for each, in this one interpreter (imports and start-up are paid once).
+
+`python -m tests.rogues._worker JOBS.json` — jobs are claimed by creating
+`<name>.claim` next to the job file, so several workers share one list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import Phase, settings
+
+import conformance.runner.plugin  # noqa: F401  (registers the ci profile this one extends)
+
+
+def _claim(folder: Path, name: str) -> bool:
+    try:
+        os.close(os.open(folder / f"{name}.claim", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+def main(job_file: str) -> int:
+    # Verdicts only: the failing example is found while generating, and shrinking it
+    # (seconds to a minute per rogue) changes no verdict. The shrink job keeps `ci`.
+    settings.register_profile(
+        "rogues",
+        parent=settings.get_profile("ci"),
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    )
+    path = Path(job_file)
+    folder = path.parent
+    for job in json.loads(path.read_text(encoding="utf-8")):
+        if not _claim(folder, job["name"]):
+            continue
+        log = folder / f"{job['name']}.log"
+        args = [
+            "-p",
+            "conformance.runner.plugin",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--impl",
+            job["impl"],
+            "--dialects",
+            job["dialects"],
+            "--hypothesis-profile",
+            job["profile"],
+            "--results",
+            str(folder / f"{job['name']}.jsonl"),
+            "--pyargs",
+            *job["targets"],
+        ]
+        with (
+            log.open("w", encoding="utf-8") as out,
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(out),
+        ):
+            code = pytest.main(args)
+        (folder / f"{job['name']}.exit").write_text(str(int(code)), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1]))

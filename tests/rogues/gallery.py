@@ -1,0 +1,178 @@
+"""The gallery: each rogue's id, the laws it is built to break, and its runtime.
+
+`--impl tests.rogues.gallery:<id with underscores>` runs the suite against one rogue;
+`python -m tests.rogues` runs it against all of them and builds the kill matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reference_impl import Agent
+from reference_impl.conformance_adapter import ReferenceImplementation
+
+from . import conversation_rogues as conv
+from . import identity_rogues as ident
+from . import timing_rogues as timing
+
+
+@dataclass(frozen=True)
+class Rogue:
+    id: str
+    breaks: tuple[str, ...]
+    """The laws this rogue is built to break: each must FAIL against it."""
+    runtime: type[Agent]
+
+    @property
+    def change(self) -> str:
+        """The one change, in words (the runtime class's docstring)."""
+        return " ".join((self.runtime.__doc__ or "").split())
+
+    @property
+    def attribute(self) -> str:
+        return self.id.replace("-", "_")
+
+    @property
+    def impl_spec(self) -> str:
+        return f"{__name__}:{self.attribute}"
+
+    def implementation(self) -> ReferenceImplementation:
+        return ReferenceImplementation(self.runtime, name=f"rogue {self.id}")
+
+
+REFERENCE_SPEC = "reference_impl.conformance_adapter:implementation"
+
+ROGUES: tuple[Rogue, ...] = (
+    Rogue("message-in-system-prompt", ("smoke.one-turn",), conv.MessageInSystemPrompt),
+    Rogue("run-carries-previous", ("run.no-history",), conv.RunCarriesPrevious),
+    Rogue(
+        "run-joins-by-conversation-id",
+        ("run.conversation-id-does-not-join",),
+        conv.RunJoinsByConversationId,
+    ),
+    Rogue(
+        "follow-up-drops-last-answer",
+        ("follow-up.shows-last-answer",),
+        conv.FollowUpDropsLastAnswer,
+    ),
+    Rogue(
+        "follow-up-restores-less",
+        ("follow-up.is-continue-from-checkpoint",),
+        conv.FollowUpRestoresLess,
+    ),
+    Rogue(
+        "follow-up-without-conversation",
+        ("follow-up.refuses-before-first-run",),
+        conv.FollowUpWithoutConversation,
+    ),
+    Rogue(
+        "continue-from-prefers-own",
+        ("continue-from.any-conversation",),
+        conv.ContinueFromPrefersOwn,
+    ),
+    Rogue("checkpoint-trims", ("checkpoint.no-trim",), conv.CheckpointTrims),
+    Rogue("checkpoint-not-plain-json", ("checkpoint.plain-json",), conv.CheckpointNotPlainJson),
+    Rogue(
+        "checkpoint-omits-final-answer",
+        ("checkpoint.final-answer",),
+        conv.CheckpointOmitsFinalAnswer,
+    ),
+    Rogue(
+        "mismatch-refuses-default-ids",
+        ("mismatch.default-id-never-refuses",),
+        conv.MismatchRefusesDefaultIds,
+    ),
+    Rogue(
+        "mismatch-never-refuses",
+        ("mismatch.refuses-another-agents-conversation",),
+        conv.MismatchNeverRefuses,
+    ),
+    Rogue(
+        "mismatch-decided-by-recorder",
+        ("mismatch.default-id-never-refuses",),
+        conv.MismatchDecidedByRecorder,
+    ),
+    Rogue(
+        "mismatch-decided-by-receiver",
+        ("mismatch.default-id-never-refuses",),
+        conv.MismatchDecidedByReceiver,
+    ),
+    Rogue(
+        "mismatch-on-changed-agent",
+        ("mismatch.changed-agent-continues",),
+        conv.MismatchOnChangedAgent,
+    ),
+    Rogue("ladder-prefers-session", ("identity.ladder",), ident.LadderPrefersSession),
+    Rogue(
+        "ladder-drops-carried",
+        ("identity.ladder", "checkpoint.carries-identity"),
+        ident.LadderDropsCarried,
+    ),
+    Rogue(
+        "publishes-synthesized",
+        ("identity.synthesized-not-published",),
+        ident.PublishesSynthesized,
+    ),
+    Rogue(
+        "identity-never-reaches-tools",
+        ("identity.reaches-tools",),
+        ident.IdentityNeverReachesTools,
+    ),
+    Rogue("memory-as-turns", ("memory.system-block-not-turns",), ident.MemoryAsTurns),
+    Rogue(
+        "memory-ignores-tenant-and-principal",
+        ("memory.namespace-isolation",),
+        ident.MemoryIgnoresTenantAndPrincipal,
+    ),
+    Rogue("window-counts-messages", ("window.bounds-what-is-shown",), conv.WindowCountsMessages),
+    Rogue("compaction-loses-folded", ("compaction.folded-travels",), conv.CompactionLosesFolded),
+    Rogue("in-flight-goes-ahead", ("in-flight.refused-before-send",), timing.InFlightGoesAhead),
+    Rogue(
+        "in-flight-refused-after-send",
+        ("in-flight.refused-before-send",),
+        timing.InFlightRefusedAfterSend,
+    ),
+    Rogue(
+        "in-flight-refusal-corrupts-first",
+        ("in-flight.first-run-intact",),
+        timing.InFlightRefusalCorruptsFirst,
+    ),
+    Rogue(
+        "pending-question-discarded",
+        ("pending.refuses-new-message",),
+        timing.PendingQuestionDiscarded,
+    ),
+    Rogue(
+        "abandon-returns-nothing",
+        ("pending.abandon-returns-dropped",),
+        timing.AbandonReturnsNothing,
+    ),
+    Rogue(
+        "resume-reruns-asking-tool", ("pending.resume-continues",), timing.ResumeRerunsAskingTool
+    ),
+    Rogue(
+        "explains-before-completed-run",
+        ("self-explain.not-before-a-completed-turn",),
+        timing.ExplainsBeforeCompletedRun,
+    ),
+    Rogue(
+        "explains-without-self-explain",
+        ("self-explain.not-without-self-explain",),
+        timing.ExplainsWithoutSelfExplain,
+    ),
+    Rogue(
+        "third-follow-up-after-continuation",
+        ("follow-up.shows-last-answer",),
+        timing.ThirdFollowUpAfterContinuation,
+    ),
+)
+
+BY_ID = {rogue.id: rogue for rogue in ROGUES}
+
+
+def __getattr__(name: str) -> ReferenceImplementation:
+    """`tests.rogues.gallery:run_carries_previous` -> that rogue's implementation."""
+    for rogue in ROGUES:
+        if rogue.attribute == name:
+            return rogue.implementation()
+    raise AttributeError(name)

@@ -1,0 +1,162 @@
+"""The kill run: the suite against the reference and every rogue, and the matrix.
+
+It proves the suite can fail, law by law: the reference passes everything, each rogue
+FAILs the laws it was built to break (by those laws' own tests), and no MUST law goes
+unkilled. Collateral failures are allowed, and listed. Rogues change runtime logic,
+not wire format, so the run uses one dialect (openai-chat) to stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance.registry import Level, load_laws
+from conformance.runner.collect import ResultsFile, read_results
+from conformance.runner.outcomes import Outcome, worst
+
+from .gallery import REFERENCE_SPEC, ROGUES
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "kill-matrix.md"
+DIALECTS = "openai-chat"
+REFERENCE = "reference"
+DEPTH_ROGUE = "third-follow-up-after-continuation"
+SHRINK_JOB = f"shrink-{DEPTH_ROGUE}"
+MAX_SHRUNK_STEPS = 5
+
+
+@dataclass
+class KillRun:
+    """Per-implementation results of one kill run, and the logs that explain them."""
+
+    folder: Path
+    results: dict[str, ResultsFile] = field(default_factory=dict)
+
+    def outcomes(self, name: str) -> dict[str, Outcome]:
+        by_law: dict[str, list[Outcome]] = {}
+        for record in self.results[name].records:
+            by_law.setdefault(record.law, []).append(record.outcome)
+        return {law_id: worst(found) for law_id, found in by_law.items()}
+
+    def log(self, name: str) -> str:
+        path = self.folder / f"{name}.log"
+        return path.read_text(encoding="utf-8") if path.exists() else "(no log)"
+
+
+def jobs() -> list[dict[str, object]]:
+    whole = ["conformance.laws"]
+    listed: list[dict[str, object]] = [
+        # The one job that keeps shrinking: it is the slowest, so it is claimed first.
+        {
+            "name": SHRINK_JOB,
+            "impl": next(r for r in ROGUES if r.id == DEPTH_ROGUE).impl_spec,
+            "profile": "ci",
+            "targets": ["conformance.laws.test_stateful"],
+        },
+        {"name": REFERENCE, "impl": REFERENCE_SPEC, "profile": "rogues", "targets": whole},
+    ]
+    listed += [
+        {"name": r.id, "impl": r.impl_spec, "profile": "rogues", "targets": whole} for r in ROGUES
+    ]
+    return [{**job, "dialects": DIALECTS} for job in listed]
+
+
+def run(folder: Path | None = None, workers: int | None = None) -> KillRun:
+    """Run every job in `workers` processes (default: the CPU count, at most 4)."""
+    folder = folder or Path(tempfile.mkdtemp(prefix="turnlaw-kill-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    listed = jobs()
+    job_file = folder / "jobs.json"
+    job_file.write_text(json.dumps(listed, indent=1), encoding="utf-8")
+    count = workers or min(4, os.cpu_count() or 1)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.rogues._worker", str(job_file)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=(folder / f"worker-{n}.stderr").open("w"),
+        )
+        for n in range(count)
+    ]
+    for process in processes:
+        process.wait()
+    outcome = KillRun(folder)
+    for job in listed:
+        name = str(job["name"])
+        path = folder / f"{name}.jsonl"
+        if path.exists():
+            outcome.results[name] = read_results(path)
+    return outcome
+
+
+def tested_must_laws() -> list[str]:
+    return [
+        law_id
+        for law_id, law in load_laws().items()
+        if law.level is Level.MUST and law.planned is None and not law.retired
+    ]
+
+
+def shrunk_steps(log: str) -> list[str]:
+    """The steps of the shrunk failing sequence Hypothesis printed (`state.<rule>(...)`)."""
+    return [
+        line.split("state.", 1)[1]
+        for line in log.splitlines()
+        if "state." in line
+        and "state.teardown()" not in line
+        and "= Doors()" not in line
+        and line.lstrip("E ").startswith("state.")
+    ]
+
+
+def problems(kill: KillRun) -> list[str]:
+    """Everything that makes the kill run red, in words."""
+    found: list[str] = []
+    for name in [REFERENCE, *(r.id for r in ROGUES), SHRINK_JOB]:
+        results = kill.results.get(name)
+        if results is None:
+            found.append(f"{name}: no results file; see {kill.folder / (name + '.log')}")
+        elif results.truncated:
+            found.append(f"{name}: results file truncated (the run died); see its log")
+    if found:
+        return found
+    reference = kill.outcomes(REFERENCE)
+    found += [
+        f"reference: {law_id} is {outcome.value}, not PASS"
+        for law_id, outcome in reference.items()
+        if outcome is not Outcome.PASS
+    ]
+    for rogue in ROGUES:
+        outcomes = kill.outcomes(rogue.id)
+        found += [
+            f"rogue {rogue.id}: its target {law_id} is {outcomes.get(law_id, 'not run')}, not FAIL"
+            for law_id in rogue.breaks
+            if outcomes.get(law_id) is not Outcome.FAIL
+        ]
+    killed = {law_id for rogue in ROGUES for law_id in rogue.breaks}
+    found += [
+        f"unguarded: MUST law {law_id} is no rogue's target"
+        for law_id in tested_must_laws()
+        if law_id not in killed
+    ]
+    shrink = kill.outcomes(SHRINK_JOB)
+    if Outcome.FAIL not in shrink.values():
+        found.append(f"{SHRINK_JOB}: the stateful test did not find the depth rogue's bug")
+    else:
+        steps = shrunk_steps(kill.log(SHRINK_JOB))
+        if not steps or len(steps) > MAX_SHRUNK_STEPS:
+            found.append(
+                f"{SHRINK_JOB}: shrunk to {len(steps)} steps, not 1..{MAX_SHRUNK_STEPS}: {steps}"
+            )
+    return found
