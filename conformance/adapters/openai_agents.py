@@ -1,66 +1,76 @@
 """The suite's adapter for openai-agents (the OpenAI Agents SDK), pinned to 0.24.0.
 
-Load it with `--impl conformance.adapters.openai_agents:implementation`; it imports the
-SDK only then. It translates, it never repairs: every call below is mapped onto the SDK's
-own API, and nothing here adds a lock, a name check or a pause guard the SDK lacks.
+Load it with `--impl conformance.adapters.openai_agents:implementation`; the SDK is
+imported only then. It translates, it never repairs: each suite call becomes a call of
+the SDK's own API, and nothing here adds a lock, a name check or a pause guard the SDK
+lacks. Expected failures, with what the wire showed: expectations/openai-agents.toml.
 
-How the SDK is driven
-- One `agents.Agent` per spec: `name=` the spec's id (the SDK requires a name, so a spec
-  without one gets "agent", the suite's default id, which means nothing to the SDK),
-  `instructions=` the system prompt, and `model=OpenAIResponsesModel` on the official
-  `openai.AsyncOpenAI` client pointed at the fake over loopback HTTP. The Responses API
-  is the SDK's default; the fake speaks it. The SDK's server-side state
-  (`conversation_id=`, `previous_response_id=`) is never used: the suite's identity is
-  not a provider conversation. Tracing is switched off with `set_tracing_disabled(True)`
-  (the SDK has no other telemetry).
-- `run(message)` is `Runner.run(agent, message)`. A completed run's checkpoint is
-  `RunResult.to_input_list()` (the SDK's JSON history, as it returns it); a paused run's
-  is `RunResult.to_state().to_json()` (the SDK's `RunState` JSON, which holds the
-  pending approvals and the run context).
-- `run(message, continue_from=items)` is the SDK's documented manual continuation,
-  `Runner.run(agent, items + [{"role": "user", "content": message}])`;
-  `continue_from=<RunState JSON>` is `RunState.from_json(agent, ...)`, `add_input(message)`,
+The translation
+- Agent: one `agents.Agent` per spec, `name=` the spec's id (the SDK requires a name; a
+  spec without one gets "agent", the suite's default id, which means nothing to the SDK),
+  `instructions=` the system prompt, `model=OpenAIResponsesModel` on the official
+  `openai.AsyncOpenAI` client pointed at the fake over loopback HTTP. Responses is the
+  SDK's default API. Its server-side history (`conversation_id=`, `previous_response_id=`)
+  is never used. Tracing is off (`set_tracing_disabled(True)`), its only export.
+- run(m): `Runner.run(agent, m, context={"identity": ...})`.
+- checkpoint: a completed run's `RunResult.to_input_list()` (the SDK's JSON history, as
+  returned); a paused run's `RunResult.to_state().to_json()` (the SDK's `RunState` JSON,
+  which holds the pending approvals and the run context).
+- run(m, continue_from=items): the SDK's documented manual continuation,
+  `Runner.run(agent, items + [{"role": "user", "content": m}])`. continue_from a
+  `RunState` JSON: `RunState.from_json(agent, ...)`, `state.add_input(m)`,
   `Runner.run(agent, state)`.
-- The SDK has no follow-up door; its manual pattern continues the last `RunResult`, so the
-  adapter keeps the last run's checkpoint and `follow_up(m)` is literally
-  `run(m, continue_from=checkpoint())`. With no run yet there is no `RunResult` to
-  continue, so it is refused as NO_CONVERSATION: nothing exists to translate.
-- `identity` travels as the SDK's run context (`context={"identity": ...}`), which is
-  what the SDK hands tools (`ToolContext.context`); `whoami` reads it from there.
-- `ask_person` is a `function_tool(needs_approval=True)`: the model's call ends the run
-  with `RunResult.interruptions`. `resume(checkpoint, decision)` restores the `RunState`,
-  `approve()`s the pending call and runs on; the approved tool returns the decision.
-  `abandon_pause()` `reject()`s the still undecided calls of the held `RunState`
-  (the SDK then sends its own "Tool execution was not approved." result) and reports
-  them; calls already decided are the SDK's record that nothing is left to drop.
-- Refusals the SDK raises: `RunState.from_json` refusing a state whose agent is not in
-  the continuing agent's map ("Run state agent not found in agent map") is MISMATCH;
-  any other state it cannot restore is INVALID_CHECKPOINT.
+- follow_up(m): the SDK has no follow-up door; its manual pattern continues the last
+  `RunResult`, so the adapter keeps the last run's checkpoint and follow_up is literally
+  `run(m, continue_from=checkpoint())`. Before any run there is no `RunResult` to
+  continue, and that absence is reported as NO_CONVERSATION.
+- identity: the SDK's run context, which it hands to tools (`ToolContext.context`).
+- tools: `echo` and `whoami` are `function_tool`s; `ask_person` is
+  `function_tool(needs_approval=True)`, so the model's call ends the run with
+  `RunResult.interruptions`. resume(checkpoint, decision): `RunState.from_json`,
+  `state.approve(...)`, `Runner.run(agent, state)`; the approved tool returns the decision.
+  abandon_pause(): `state.reject(...)` on the held state's undecided calls (the SDK then
+  sends its own "Tool execution was not approved." as their result); a call the state
+  already records as decided is not dropped again.
+- refusals: `RunState.from_json` refusing a state whose agent is not in the continuing
+  agent's map ("Run state agent not found in agent map") is MISMATCH; any other state it
+  cannot restore is INVALID_CHECKPOINT.
 
-Capabilities, law by law (expected failures and their wire evidence:
-expectations/openai-agents.toml)
-- declared `follow_up`, `continue_from`: follow-up.*, continue-from.any-conversation and
-  checkpoint.* judge `to_input_list()` as the continuation it is documented to be.
-- declared `named_agents` (names are mandatory in the SDK): mismatch.* judge what a
-  continuation does with another agent's history. Only `RunState` checks the name;
-  `to_input_list()` carries none.
-- declared `identity`, `tool_context` (the run context and `ToolContext`):
-  run.conversation-id-does-not-join and checkpoint.carries-identity.
-- declared `pause` (`needs_approval` / `interruptions`): pending.*.
-- declared `in_flight_guard`: the SDK runs an `Agent` (and even one session) twice at once
-  by design; the law is expressible with its API alone, so its answer is a finding, not
-  a gap. Nothing here locks.
-- left out `identity_report`: the SDK has no identity ladder; reporting a source would be
-  the adapter's invention (so identity.* is NOT_APPLICABLE, the three share one test).
-- left out `session_id`: an SDK `Session` is a stored history the run replays, not a label
-  a run carries to its tools; the laws needing it also need `identity_report` or `memory`.
-- left out `memory`: the SDK has no recall into the system prompt (memory.*).
-- left out `window`, `compaction`: no turn window; the SDK's compaction session calls the
-  Responses compact endpoint, which is server-side history (window.*, compaction.*).
-- left out `self_explain`: the SDK's tracing exports spans, it does not answer the model
-  about its own runs (self-explain.*).
-- left out `hosting`: its laws have no tests yet; the SDK's sessions (`SQLiteSession`)
-  are the concept they would map onto.
+Law by law (declared capabilities first)
+- smoke.one-turn, run.no-history: `Runner.run` with a string. PASS.
+- run.conversation-id-does-not-join (identity): the identity is run context, not the SDK's
+  `conversation_id`. PASS.
+- follow-up.shows-last-answer (follow_up): judges `to_input_list()` as the continuation,
+  final answer included. PASS.
+- follow-up.is-continue-from-checkpoint, follow-up.refuses-before-first-run (follow_up,
+  continue_from): hold by the adapter's construction above, not by an SDK door; the first
+  fails only on the harness's id normalization (see the manifest).
+- continue-from.any-conversation, checkpoint.plain-json, checkpoint.final-answer,
+  checkpoint.no-trim (continue_from): `to_input_list()` round-tripped through JSON. PASS.
+- checkpoint.carries-identity (identity, tool_context): `to_input_list()` holds model items
+  only, so the run context stays behind. FAIL.
+- mismatch.* (named_agents: names are mandatory in the SDK): only `RunState` checks
+  names; `to_input_list()` carries none, so another named agent continues it. FAIL
+  (default-id-never-refuses only through the Hypothesis test it shares);
+  changed-agent-continues PASS.
+- in-flight.* (in_flight_guard): declared because the law is expressible with the SDK's
+  API alone; the SDK runs an Agent, and even one session, twice at once by design. FAIL.
+- pending.refuses-new-message (pause): a new `Runner.run` is sent; `add_input` on the
+  paused state is accepted and staged. FAIL. pending.resume-continues,
+  pending.abandon-returns-dropped: `approve` / `reject` on the `RunState`. PASS.
+- identity.ladder, identity.synthesized-not-published, identity.reaches-tools: not
+  applicable, `identity_report` left out: the SDK has no identity ladder, and a reported
+  source would be the adapter's invention (the three laws share one test).
+- `session_id` left out: an SDK `Session` is a stored history that a run replays, not a
+  label a run hands its tools; every law needing it also needs `identity_report` or
+  `memory`.
+- memory.*: `memory` left out: no recall into the system prompt in the SDK.
+- window.*, compaction.*: left out: no turn window; the SDK's compaction session relies on
+  the server-side Responses compaction endpoint.
+- self-explain.*: `self_explain` left out: the SDK's tracing exports spans; it does not
+  answer the model about its own runs.
+- hosting.* (no tests yet): `hosting` left out; the SDK's sessions (`SQLiteSession`) are
+  what those laws would map onto.
 """
 
 from __future__ import annotations
@@ -101,6 +111,7 @@ from conformance.wire.ir import Dialect
 
 FRAMEWORK_VERSION = "0.24.0"
 DEFAULT_NAME = "agent"
+_UNDECLARED_SPEC_FIELDS = ("memory", "self_explain", "window", "compaction")
 _FOREIGN_STATE = "Run state agent not found in agent map"
 
 set_tracing_disabled(True)
@@ -183,6 +194,11 @@ class OpenAIAgentsUnderTest:
         identity: IdentitySpec | None = None,
         session_id: str | None = None,
     ) -> RunOutcome:
+        if session_id is not None:
+            raise ValueError(
+                "session_id: this adapter does not declare the session_id capability "
+                "(an SDK Session replays stored history; see the module docstring)"
+            )
         named = identity.model_dump(exclude_none=True) if identity else None
         if isinstance(continue_from, dict):
             state = await self._restore(continue_from, named)
@@ -240,6 +256,8 @@ class OpenAIAgentsUnderTest:
         if not isinstance(self._held, dict):
             return None
         state = await self._restore(self._held)
+        # RunState has no public accessor for its approval record; the context wrapper
+        # it holds answers `is_tool_approved`: None while a call is still undecided.
         dropped = [
             item
             for item in state.get_interruptions()
@@ -281,6 +299,12 @@ class OpenAIAgentsImplementation:
     dialects = frozenset({Dialect.OPENAI_RESPONSES})
 
     async def create_agent(self, spec: AgentSpec) -> OpenAIAgentsUnderTest:
+        asked = [field for field in _UNDECLARED_SPEC_FIELDS if getattr(spec, field)]
+        if asked:
+            raise ValueError(
+                f"{', '.join(asked)}: openai-agents has no such feature, so this adapter "
+                "does not declare it (see the module docstring); leave it unset"
+            )
         client = openai.AsyncOpenAI(
             base_url=spec.base_url,
             api_key=spec.api_key,
