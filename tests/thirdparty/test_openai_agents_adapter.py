@@ -1,10 +1,10 @@
 """Adapter-specific checks for conformance.adapters.openai_agents, on the loopback fake.
 
 The laws judge the SDK; these pin what the adapter itself must get right: the SDK is
-imported only when the adapter is, pause checkpoints are the SDK's own RunState JSON
-(without the key), the SDK's own refusal of another agent's paused state reaches the
-suite as MISMATCH, and abandoning leaves the SDK's own rejection as the dropped call's
-only result. Skipped (not passed) when openai-agents is not installed.
+imported only when the adapter is, and its tracing is off; pause checkpoints are the
+SDK's own RunState JSON (without the key); the SDK's own refusal of another agent's
+paused state reaches the suite as MISMATCH; abandoning leaves the SDK's own rejection as
+the dropped call's only result. Skipped (not passed) when openai-agents is not installed.
 """
 
 from __future__ import annotations
@@ -43,6 +43,14 @@ def test_the_package_does_not_import_the_sdk_until_the_adapter_is_loaded() -> No
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert shown.strip() == "False", "importing conformance.adapters imported openai-agents"
+
+
+def test_loading_the_adapter_turned_the_sdks_tracing_off() -> None:
+    from agents import trace
+    from agents.tracing.traces import NoOpTrace
+
+    with trace("turnlaw") as current:
+        assert isinstance(current, NoOpTrace), "tracing is on: spans would be exported"
 
 
 async def test_a_pause_checkpoint_is_the_sdks_run_state_json_without_the_key(
