@@ -1,0 +1,113 @@
+"""Adapter-specific checks for conformance.adapters.openai_agents, on the loopback fake.
+
+The laws judge the SDK; these pin what the adapter itself must get right: the SDK is
+imported only when the adapter is, and its tracing is off; pause checkpoints are the
+SDK's own RunState JSON (without the key); the SDK's own refusal of another agent's
+paused state reaches the suite as MISMATCH; abandoning leaves the SDK's own rejection as
+the dropped call's only result. Skipped (not passed) when openai-agents is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from conformance.adapter import AgentSpec, RefusalKind, Refused
+from conformance.wire import ScriptedProvider, text, tool_call
+from conformance.wire.ir import Dialect
+
+pytest.importorskip("agents", reason="openai-agents is not installed (pip install openai-agents)")
+
+from conformance.adapters.openai_agents import implementation
+
+KEY = "sk-turnlaw-openai-agents-SECRET-42"
+QUESTION = "Approve a refund for order 7?"
+
+
+def spec(provider: ScriptedProvider, **fields: Any) -> AgentSpec:
+    return AgentSpec(
+        base_url=provider.base_url or "",
+        api_key=KEY,
+        dialect=Dialect.OPENAI_RESPONSES,
+        **fields,
+    )
+
+
+def test_the_package_does_not_import_the_sdk_until_the_adapter_is_loaded() -> None:
+    probe = "import sys, conformance.adapters; print('agents' in sys.modules)"
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert shown.strip() == "False", "importing conformance.adapters imported openai-agents"
+
+
+def test_loading_the_adapter_turned_the_sdks_tracing_off() -> None:
+    from agents import trace
+    from agents.tracing.traces import NoOpTrace
+
+    with trace("turnlaw") as current:
+        assert isinstance(current, NoOpTrace), "tracing is on: spans would be exported"
+
+
+async def test_a_pause_checkpoint_is_the_sdks_run_state_json_without_the_key(
+    loopback_provider: ScriptedProvider,
+) -> None:
+    loopback_provider.script([tool_call("ask_person", {"question": QUESTION})])
+    agent = await implementation.create_agent(spec(loopback_provider, tools=("ask_person",)))
+    try:
+        paused = await agent.run("Refund order 7, please.")
+    finally:
+        await agent.close()
+    assert paused.paused is not None and paused.paused.question == QUESTION
+    checkpoint = paused.checkpoint
+    assert isinstance(checkpoint, dict) and "$schemaVersion" in checkpoint, (
+        "a paused run's checkpoint is not RunState.to_json()"
+    )
+    assert json.loads(json.dumps(checkpoint)) == checkpoint
+    assert KEY not in json.dumps(checkpoint), "the pause checkpoint carries the API key"
+
+
+async def test_another_named_agent_restoring_a_paused_state_is_refused_as_mismatch(
+    loopback_provider: ScriptedProvider,
+) -> None:
+    loopback_provider.script([tool_call("ask_person", {"question": QUESTION})])
+    billing = await implementation.create_agent(
+        spec(loopback_provider, id="billing", tools=("ask_person",))
+    )
+    support = await implementation.create_agent(
+        spec(loopback_provider, id="support", tools=("ask_person",))
+    )
+    try:
+        paused = await billing.run("Refund order 7, please.")
+        with pytest.raises(Refused) as raised:
+            await support.resume(paused.checkpoint, "approved")
+    finally:
+        await billing.close()
+        await support.close()
+    assert raised.value.kind is RefusalKind.MISMATCH, raised.value.message
+    assert len(loopback_provider.wire) == 1, "the refused resume still reached the model"
+
+
+async def test_abandoning_leaves_the_sdks_rejection_as_the_only_result(
+    loopback_provider: ScriptedProvider,
+) -> None:
+    loopback_provider.script([tool_call("ask_person", {"question": QUESTION}), text("Okay.")])
+    agent = await implementation.create_agent(spec(loopback_provider, tools=("ask_person",)))
+    try:
+        paused = await agent.run("Refund order 7, please.")
+        assert paused.paused is not None
+        dropped = await agent.abandon_pause()
+        again = await agent.abandon_pause()
+        await agent.follow_up("Make it three.")
+    finally:
+        await agent.close()
+    assert dropped is not None and dropped["tool_call_id"] == paused.paused.tool_call_id
+    assert again is None, "the SDK's rejection record did not mark the call as decided"
+    results = [m.text for m in loopback_provider.wire.last.messages if m.role == "tool"]
+    assert results == ["Tool execution was not approved."], (
+        f"the dropped call was not closed by the SDK's own rejection message: {results}"
+    )
