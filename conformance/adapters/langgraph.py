@@ -12,10 +12,11 @@ this adapter measures). The model is reached by `ChatOpenAI` over Chat Completio
 default, on the loopback fake; LangSmith tracing is switched off before langchain loads.
 
 Where conversations live. Every agent's checkpointer is an `AsyncSqliteSaver` on one real
-SQLite file per process (a temporary folder), so a paused thread is resumed from what was
-written to disk, as a deployment would, and any agent of the process can resume it by its
-`thread_id`. (An `InMemorySaver` would skip the serialization to the file; it is not used.)
-Each agent opens its own connection because langgraph binds an async saver to its event loop.
+SQLite file (a temporary one, or `LangGraphImplementation(database=path)`), so a paused
+thread is resumed from what was written to disk, as a deployment would, by any agent of the
+process or by another process on the same file (tests/thirdparty checks that). An
+`InMemorySaver` would skip the serialization to disk, so it is not used. Each agent opens
+its own connection because langgraph binds an async saver to the event loop it was made on.
 
 The mapping, door by door:
 
@@ -306,15 +307,19 @@ class LangGraphImplementation:
     )
     dialects = frozenset({Dialect.OPENAI_CHAT})
 
-    def __init__(self) -> None:
+    def __init__(self, database: Path | None = None) -> None:
+        """`database`: the SQLite file to checkpoint to (another process may share it);
+        by default one in a temporary folder, removed when the process exits."""
+        self._database = database
         self._folder: tempfile.TemporaryDirectory[str] | None = None
 
     @property
     def database(self) -> Path:
-        """The SQLite file every agent of this process checkpoints to."""
-        if self._folder is None:
+        """The SQLite file every agent of this implementation checkpoints to."""
+        if self._database is None:
             self._folder = tempfile.TemporaryDirectory(prefix="turnlaw-langgraph-")
-        return Path(self._folder.name) / "checkpoints.sqlite"
+            self._database = Path(self._folder.name) / "checkpoints.sqlite"
+        return self._database
 
     async def create_agent(self, spec: AgentSpec) -> LangGraphAgent:
         if spec.dialect is not Dialect.OPENAI_CHAT:

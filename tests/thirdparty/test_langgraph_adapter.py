@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +20,7 @@ import pytest
 pytest.importorskip("langgraph")
 
 from conformance.adapter import AgentSpec, IdentitySpec, RefusalKind, Refused
-from conformance.adapters.langgraph import ABANDONED, implementation
+from conformance.adapters.langgraph import ABANDONED, LangGraphImplementation, implementation
 from conformance.wire import ScriptedProvider, text, tool_call
 from conformance.wire.ir import Dialect
 
@@ -130,3 +132,51 @@ async def test_bad_input_is_named(loopback_provider: ScriptedProvider) -> None:
     assert refused.value.kind is RefusalKind.NO_CONVERSATION
     await plain.close()
     assert len(loopback_provider.wire) == 0
+
+
+RESUME_ELSEWHERE = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import Path
+    from conformance.adapter import AgentSpec
+    from conformance.adapters.langgraph import LangGraphImplementation
+
+    async def main(base_url, database, checkpoint):
+        spec = AgentSpec(base_url=base_url, api_key="sk-child-process-key", tools=("ask_person",))
+        agent = await LangGraphImplementation(Path(database)).create_agent(spec)
+        done = await agent.resume(json.loads(Path(checkpoint).read_text()), "approved")
+        await agent.close()
+        print(done.answer)
+
+    asyncio.run(main(*sys.argv[1:]))
+    """
+)
+
+
+async def test_a_paused_thread_resumes_in_another_process(
+    loopback_provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    """The SQLite checkpointer is durable: another process resumes the paused thread."""
+    loopback_provider.script([tool_call("ask_person", {"question": QUESTION}), text("Refunded.")])
+    database = tmp_path / "checkpoints.sqlite"
+    asker = await LangGraphImplementation(database).create_agent(
+        AgentSpec(base_url=loopback_provider.base_url or "", api_key=KEY, tools=("ask_person",))
+    )
+    paused = await asker.run("Refund order 7, please.")
+    await asker.close()
+    assert paused.paused is not None
+    checkpoint = tmp_path / "checkpoint.json"
+    checkpoint.write_text(json.dumps(paused.checkpoint))
+    arguments = [loopback_provider.base_url or "", str(database), str(checkpoint)]
+    child = subprocess.run(
+        [sys.executable, "-c", RESUME_ELSEWHERE, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.strip() == "Refunded."
+    results = {
+        m.tool_call_id: m.text for m in loopback_provider.wire.last.messages if m.role == "tool"
+    }
+    assert results == {paused.paused.tool_call_id: "approved"}
