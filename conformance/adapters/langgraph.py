@@ -44,7 +44,11 @@ The mapping, door by door:
 Errors langgraph raises are mapped, never anticipated: `ValueError` "Checkpointer requires
 ... thread_id" -> NO_CONVERSATION; `ValueError` INVALID_CHAT_HISTORY (the agent node found a
 tool call without a result, i.e. the asking call of a pause) -> PENDING_QUESTION; a
-checkpoint `messages_from_dict` cannot read -> INVALID_CHECKPOINT.
+checkpoint `messages_from_dict` cannot read -> INVALID_CHECKPOINT. The INVALID_CHAT_HISTORY
+refusal comes after langgraph has committed the new message to the paused thread and
+dropped its interrupt, so a later resume is refused the same way: the refusal is mapped as
+langgraph gives it, and what it costs is shown in tests/thirdparty and
+examples/thirdparty/langgraph_pending.py.
 
 Capabilities declared, law by law:
 
@@ -53,6 +57,9 @@ Capabilities declared, law by law:
 - named_agents: `create_react_agent(name=)` stamps the name on every `AIMessage` (it is in
   the checkpoint and on the wire as the assistant `name`), so langgraph has named agents;
   it never compares them, so mismatch.refuses-another-agents-conversation fails.
+  mismatch.changed-agent-continues passes, and so does mismatch.default-id-never-refuses
+  on its own (langgraph refuses nothing), though the runner also charges it with the
+  failure of the Hypothesis test it shares with the law above.
 - identity, tool_context: `context=` reaches tools (whoami) and never joins runs
   (run.conversation-id-does-not-join passes). Context is not state: a continued thread or
   a restored checkpoint runs without it, so checkpoint.carries-identity fails.
@@ -64,12 +71,16 @@ Left out (NOT_APPLICABLE), because langgraph has no such concept of its own:
 
 - session_id, identity_report (identity.ladder): no session id apart from the thread, no
   namespace ladder; the suite's run(session_id=) is a namespace for tools and memory, not
-  a thread that replays turns.
+  a thread that replays turns. identity.reaches-tools and
+  identity.synthesized-not-published are checked only inside the ladder test, so they are
+  not applicable either, although `context=` does reach tools.
 - memory, window, compaction: the prebuilt agent offers `pre_model_hook` and a `store`,
   but recall into the system prompt, a turn window or a model-written fold would be code
   this adapter writes, not langgraph's.
 - in_flight_guard: no guard in the library (the "reject" multitask strategy belongs to
-  the LangGraph server); two invokes on one thread both run.
+  the LangGraph server). Seen on the fake: a second invoke on a thread whose run is in
+  flight runs at once, the model is shown both user turns in a row, and the thread keeps
+  only the run that finished last.
 - self_explain: no trace tools. hosting: the LangGraph server, not this package.
 """
 
