@@ -7,6 +7,7 @@ describes, against the pinned version, on the loopback fake.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -21,7 +22,7 @@ pytest.importorskip("langgraph")
 
 from conformance.adapter import AgentSpec, IdentitySpec, RefusalKind, Refused
 from conformance.adapters.langgraph import ABANDONED, LangGraphImplementation, implementation
-from conformance.wire import ScriptedProvider, text, tool_call
+from conformance.wire import Hold, ScriptedProvider, text, tool_call
 from conformance.wire.ir import Dialect
 
 KEY = "sk-turnlaw-test-SECRET-0123456789"
@@ -180,3 +181,23 @@ async def test_a_paused_thread_resumes_in_another_process(
         m.tool_call_id: m.text for m in loopback_provider.wire.last.messages if m.role == "tool"
     }
     assert results == {paused.paused.tool_call_id: "approved"}
+
+
+async def test_nothing_guards_a_thread_with_a_run_in_flight(
+    loopback_provider: ScriptedProvider,
+) -> None:
+    """Why in_flight_guard is left out: langgraph runs a second turn on a busy thread, and
+    the thread keeps only the run that finished last."""
+    hold = Hold(then=text("First."), label="first")
+    loopback_provider.script([text("Booked."), hold, text("Second.")])
+    booker = await agent(loopback_provider)
+    await booker.run("Book a table.")
+    first = asyncio.create_task(booker.follow_up("For two."))
+    await hold.arrived()
+    second = await booker.follow_up("For three.")
+    hold.release()
+    assert (await first).answer == "First." and second.answer == "Second."
+    assert loopback_provider.wire.last.user_texts() == ["Book a table.", "For three."]
+    said = [m["data"]["content"] for m in (await booker.checkpoint())["messages"]]
+    assert said == ["Book a table.", "Booked.", "For two.", "First."], "langgraph changed?"
+    await booker.close()
