@@ -155,7 +155,10 @@ class AgentUnderTest(Protocol):
 
 @runtime_checkable
 class Implementation(Protocol):
-    """An agent runtime under test: its name, what it declares, how to build an agent."""
+    """An agent runtime under test: its name, what it declares, how to build an agent.
+
+    Optional attributes: `dialects` (default: Chat Completions only) and `version`, the
+    release under test, which the results header records for the conformance matrix."""
 
     name: str
     capabilities: frozenset[Capability]
