@@ -54,7 +54,16 @@ class Twice(ReferenceImplementation):
         return agent
 
 
-twice = Twice()
+class TwiceOnChat(Twice):
+    """Misbehaves in one dialect only."""
+
+    async def create_agent(self, spec):
+        if spec.dialect == "openai-chat":
+            return await super().create_agent(spec)
+        return await ReferenceImplementation.create_agent(self, spec)
+
+
+twice, twice_on_chat = Twice(), TwiceOnChat()
 '''
 
 
@@ -122,3 +131,47 @@ def test_a_manifest_pinned_to_the_installed_version_runs(
         *PLUGIN, "-k", "one_turn", "--impl", "impls:twice", "--expectations", str(manifest)
     )
     assert run.ret == 0, run.stdout.str() + run.stderr.str()
+
+
+def test_a_law_that_fails_in_one_dialect_only_is_still_expected_to_fail(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """A law's outcome is its worst test's: the dialect where it passes is no XPASS."""
+    manifest = tmp_path / "twice.toml"
+    manifest.write_text(NO_HISTORY)
+    args = [a for a in PLUGIN if a != "openai-chat"]
+    args[args.index("--dialects") + 1 : args.index("--dialects") + 1] = [
+        "openai-chat,openai-responses"
+    ]
+    run = suite.runpytest(
+        *args,
+        "-k",
+        "only_its_own",
+        "--impl",
+        "impls:twice_on_chat",
+        "--expectations",
+        str(manifest),
+    )
+    assert run.ret == 0, run.stdout.str()
+    run.assert_outcomes(passed=1, xfailed=1)
+    run.stdout.fnmatch_lines(["*XFAIL*run.no-history*"])
+
+
+def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "stale.toml"
+    manifest.write_text(NO_HISTORY)
+    run = suite.runpytest(
+        *PLUGIN,
+        "-k",
+        "only_its_own",
+        "--impl",
+        "impls:twice_on_chat",
+        "--dialects",
+        "openai-responses",
+        "--expectations",
+        str(manifest),
+    )
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+    run.stdout.fnmatch_lines(["*XPASS*run.no-history*", "*but it passed: remove the entry*"])
