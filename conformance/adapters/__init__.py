@@ -1,0 +1,12 @@
+"""Adapters that drive third-party agent frameworks through the conformance suite.
+
+Each module here imports its framework, so none is imported from this package: load one
+with `--impl conformance.adapters.<module>:implementation` after installing its extra
+(`pip install "turnlaw[pydantic-ai]"`, `[openai-agents]`, `[langgraph]`). The nox
+sessions `thirdparty-<module>` install the pinned framework and run the suite with the
+framework's expectation manifest (expectations/<name>.toml).
+
+Like every adapter, these translate and never repair: each maps the suite's calls onto
+the framework's own API and reports what the framework did, so a law the framework
+breaks fails here, and its manifest says why.
+"""
