@@ -33,7 +33,9 @@ Law by law (capability declared, and the pydantic-ai API it maps onto):
   and, as extra evidence, `ctx.conversation_id`, which pydantic-ai always fills (a fresh
   uuid7 when none was given), so it cannot stand for "named".
 - pause (declared): `ask_person` raises `CallDeferred(kind="question")`, pydantic-ai's
-  deferred tool for "an answer from the user"; the run ends with `DeferredToolRequests`
+  deferred tool for "an answer from the user" (its approval flavour, `requires_approval`,
+  is a yes/no on running a tool, while a person's answer is the call's result); the run
+  ends with `DeferredToolRequests`
   (hence `output_type=[str, DeferredToolRequests]`), held in the Conversation's
   `deferred_tool_requests`. `resume` is `agent.run(conversation=…,
   deferred_tool_results=DeferredToolResults(calls={id: decision}))`. A new prompt on the
