@@ -75,6 +75,7 @@ class Collector:
                     "implementation": implementation.name,
                     # optional on an Implementation: the framework release under test
                     "implementation_version": getattr(implementation, "version", None),
+                    "implementation_notes": list(getattr(implementation, "notes", ())),
                     "capabilities": sorted(str(c) for c in implementation.capabilities),
                     "expectations": {
                         law_id: e.model_dump(mode="json") for law_id, e in self.expected.items()

@@ -39,6 +39,7 @@ class Twice(ReferenceImplementation):
 
     name = "twice"
     version = "9.9.9"
+    notes = ("runs after the first ask twice",)
 
     async def create_agent(self, spec):
         agent = await super().create_agent(spec)
@@ -99,6 +100,7 @@ def test_an_expected_failure_the_fake_also_flagged_stays_xfail(
     run.assert_outcomes(passed=1, xfailed=1, errors=0)
     header = read_results(results).header
     assert header["implementation_version"] == "9.9.9"
+    assert header["implementation_notes"] == ["runs after the first ask twice"]
     assert header["expectations"] == {
         "run.no-history": {"outcome": "FAIL", "reason": "the second run asks twice", "link": None}
     }
