@@ -65,6 +65,7 @@ class Column(BaseModel):
     column: str
     implementation: str
     version: str | None = None
+    notes: list[str] = []
     laws: dict[str, Cell]
 
     def title(self) -> str:
@@ -119,6 +120,7 @@ def column_from_results(results: Path) -> Column:
         column=name,
         implementation=str(run.header.get("implementation", name)),
         version=run.header.get("implementation_version"),
+        notes=list(run.header.get("implementation_notes", [])),
         laws=cells,
     )
 
@@ -210,6 +212,7 @@ def render(columns: dict[str, Column]) -> str:
             }
         )
         lines += ["", f"## {name}: {column.title()}", ""]
+        lines += [f"- note: {_md(note)}" for note in column.notes]
         lines += [f"- `{law_id}` **{c.outcome}**: {_md(c.reason)}" for law_id, c in failing]
         if not failing:
             lines.append("- no law fails.")

@@ -32,6 +32,7 @@ def results_file(
             "type": "header",
             "implementation": "pydantic-ai",
             "implementation_version": version,
+            "implementation_notes": ["the adapter turned the framework's limiter on"],
             "expectations": {
                 "mismatch.refuses-another-agents-conversation": {
                     "outcome": "FAIL",
@@ -107,6 +108,7 @@ def test_write_renders_every_column_the_doc_and_the_readme_block(
     assert "| `checkpoint.plain-json` | MUST | not run | — |" in doc  # not in this run
     assert f"- `mismatch.refuses-another-agents-conversation` **FAIL**: {REASON}" in doc
     assert "- **openai-agents** — not run yet (`nox -s thirdparty-openai_agents`)" in doc
+    assert "- note: the adapter turned the framework's limiter on" in doc
     for noise in ("54321", "0.123", "2026-11-30", "12345"):
         assert noise not in doc, f"run-specific {noise!r} leaked into the matrix"
     readme = layout["readme"].read_text(encoding="utf-8")
