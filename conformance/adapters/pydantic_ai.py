@@ -262,6 +262,13 @@ class PydanticAIImplementation:
         }
     )
     dialects = frozenset({Dialect.OPENAI_RESPONSES, Dialect.OPENAI_CHAT})
+    notes = (
+        "the in-flight laws pass with pydantic-ai's own setting "
+        "max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0), which the adapter "
+        "turns on; by default an Agent runs any number of runs at once",
+        "follow_up is not declared: an Agent holds no conversation; continuing is "
+        "agent.run(message, conversation=...)",
+    )
 
     async def create_agent(self, spec: AgentSpec) -> PydanticAIAgent:
         client = openai.AsyncOpenAI(
