@@ -71,6 +71,15 @@ from typing import Any
 
 import openai
 from pydantic import ValidationError
+
+try:
+    import pydantic_ai  # noqa: F401
+except ImportError as missing:
+    raise ImportError(
+        'conformance.adapters.pydantic_ai needs pydantic-ai: pip install "turnlaw[pydantic-ai]" '
+        "(or run nox -s thirdparty-pydantic_ai)"
+    ) from missing
+
 from pydantic_ai import Agent, DeferredToolRequests, DeferredToolResults, RunContext, Tool
 from pydantic_ai.agent import AgentRunResult
 from pydantic_ai.concurrency import ConcurrencyLimit
