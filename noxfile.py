@@ -1,18 +1,37 @@
 """turnlaw's automation. `nox` runs the default set: the tests, the conformance run
-against the bundled reference, and the lint.
+against the bundled reference, the runs against the third-party frameworks, and the lint.
 
 Sessions use uv when it is installed (`pip install "nox[uv]"`), else virtualenv.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["tests", "conformance", "rogues", "lint"]
+nox.options.sessions = [
+    "tests",
+    "conformance",
+    "rogues",
+    "thirdparty-pydantic_ai",
+    "thirdparty-openai_agents",
+    "thirdparty-langgraph",
+    "lint",
+]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
+RESULTS = Path("build/conformance")
+"""Where conformance runs write their results, one file per matrix column."""
+THIRDPARTY = {
+    "pydantic_ai": "pydantic-ai",
+    "openai_agents": "openai-agents",
+    "langgraph": "langgraph",
+}
+"""Adapter module in conformance/adapters -> its pyproject extra, manifest and matrix column."""
+SUITE = ["-m", "pytest", "-p", "conformance.runner.plugin", "--pyargs", "conformance.laws"]
 
 
 @nox.session(python=PYTHON)
@@ -44,18 +63,60 @@ def conformance(session: nox.Session) -> None:
     `--report-md FILE`, `--expectations FILE`, `--hypothesis-profile thorough`, `-k`.
     """
     session.install("-e", ".")
-    session.run(
-        "python",  # `python -m pytest` puts the current directory on sys.path: your adapter
-        "-m",
-        "pytest",
-        "-p",
-        "conformance.runner.plugin",
-        "--pyargs",
-        "conformance.laws",
-        "--hypothesis-profile=ci",
-        "-q",
-        *session.posargs,
+    if session.posargs:  # your runtime: the matrix has no column for it
+        # `python -m pytest` puts the current directory on sys.path: your adapter
+        session.run("python", *SUITE, "--hypothesis-profile=ci", "-q", *session.posargs)
+        return
+    results = RESULTS / "reference.jsonl"
+    session.run("python", *SUITE, "--hypothesis-profile=ci", "-q", "--results", str(results))
+    session.run("python", "-m", "conformance", "matrix", "--check", "--results", str(results))
+
+
+def _thirdparty(module: str, name: str) -> None:
+    def run(session: nox.Session) -> None:
+        adapter = Path("conformance/adapters") / f"{module}.py"
+        if not adapter.exists():
+            session.error(f"{adapter} does not exist: the {name} adapter is not written yet")
+        session.install("-e", f".[test,{name}]")
+        results = RESULTS / f"{name}.jsonl"
+        session.run(
+            "python",
+            *SUITE,
+            "--hypothesis-profile=ci",
+            "-q",
+            "--impl",
+            f"conformance.adapters.{module}:implementation",
+            "--expectations",
+            f"expectations/{name}.toml",
+            "--results",
+            str(results),
+            *session.posargs,
+        )
+        if session.posargs:  # a narrowed run (-k, -x, ...) is not a whole column
+            session.log("pytest arguments given: not checking the matrix column")
+            return
+        session.run("python", "-m", "conformance", "matrix", "--check", "--results", str(results))
+
+    run.__doc__ = (
+        f"Every law against {name} (the pinned `{name}` extra) with expectations/{name}.toml; "
+        "then the fresh run must match its column of docs/conformance-matrix.md."
     )
+    nox.session(run, python=PYTHON, name=f"thirdparty-{module}")
+
+
+for _module, _name in THIRDPARTY.items():
+    _thirdparty(_module, _name)
+
+
+@nox.session(name="conformance-matrix", python=PYTHON)
+def conformance_matrix(session: nox.Session) -> None:
+    """Rewrite docs/conformance-matrix.md (and the README's summary) from the results the
+    conformance and thirdparty-* sessions left in build/conformance/: run those first."""
+    session.install("-e", ".")
+    found = sorted(str(path) for path in RESULTS.glob("*.jsonl"))
+    if not found:
+        session.error(f"no results in {RESULTS}: run nox -s conformance thirdparty-... first")
+    session.run("python", "-m", "conformance", "matrix", "--results", *found)
 
 
 @nox.session(python=PYTHON)
@@ -68,8 +129,8 @@ def snapshots(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff on everything, mypy --strict on the packages."""
-    session.install("-e", ".[test,lint]")
+    """ruff on everything, mypy --strict on the packages (the adapters with their frameworks)."""
+    session.install("-e", f".[test,lint,{','.join(THIRDPARTY.values())}]")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")

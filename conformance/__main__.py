@@ -1,5 +1,7 @@
 """`python -m conformance laws-doc [--check]`: write (or check) docs/laws.md.
 `python -m conformance report RESULTS.jsonl`: read a results file back, per law.
+`python -m conformance matrix [--results FILE...] [--check]`: write (or check)
+docs/conformance-matrix.md and its columns from fresh results files (see matrix.py).
 """
 
 from __future__ import annotations
@@ -22,9 +24,28 @@ def main(argv: list[str] | None = None) -> int:
         "report", help="summarize a --results file; exit 2 when it is truncated"
     )
     report.add_argument("results", type=Path)
+    matrix = commands.add_parser(
+        "matrix", help="generate docs/conformance-matrix.md from conformance results files"
+    )
+    matrix.add_argument(
+        "--results",
+        type=Path,
+        nargs="*",
+        default=[],
+        help="results files named <column>.jsonl (reference, pydantic-ai, openai-agents, "
+        "langgraph); none: re-render the doc from the committed columns",
+    )
+    matrix.add_argument(
+        "--check", action="store_true", help="fail if a fresh run or the doc differs"
+    )
+    matrix.add_argument("--doc", type=Path, default=None, help="the Markdown file to write")
+    matrix.add_argument("--columns", type=Path, default=None, help="folder of committed columns")
+    matrix.add_argument("--readme", type=Path, default=None, help="README with a summary block")
     args = parser.parse_args(argv)
     if args.command == "report":
         return print_report(args.results)
+    if args.command == "matrix":
+        return _matrix(args)
     text = laws_markdown()
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
@@ -34,6 +55,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args.out.write_text(text, encoding="utf-8")
     print(f"wrote {args.out}")
+    return 0
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    from . import matrix
+
+    doc = args.doc or matrix.DOC
+    folder = args.columns or matrix.COLUMN_DIR
+    readme = args.readme or (matrix.README if matrix.README.exists() else None)
+    try:
+        if args.check:
+            problems = matrix.check(args.results, doc=doc, folder=folder, readme=readme)
+            for problem in problems:
+                print(problem, file=sys.stderr)
+            return 1 if problems else 0
+        for path in matrix.write(args.results, doc=doc, folder=folder, readme=readme):
+            print(f"wrote {path}")
+    except matrix.MatrixError as error:
+        print(f"python -m conformance matrix: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

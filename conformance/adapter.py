@@ -155,7 +155,12 @@ class AgentUnderTest(Protocol):
 
 @runtime_checkable
 class Implementation(Protocol):
-    """An agent runtime under test: its name, what it declares, how to build an agent."""
+    """An agent runtime under test: its name, what it declares, how to build an agent.
+
+    Optional attributes: `dialects` (default: Chat Completions only); `version`, the
+    release under test, and `notes`, what a reader of its results must know (a setting
+    the adapter turned on, say), which the results header records for the conformance
+    matrix."""
 
     name: str
     capabilities: frozenset[Capability]

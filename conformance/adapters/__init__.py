@@ -1,5 +1,12 @@
-"""Adapters that run the conformance suite against third-party agent frameworks.
+"""Adapters that drive third-party agent frameworks through the conformance suite.
 
-Each module is loaded only when named with `--impl conformance.adapters.<module>:implementation`,
-so a framework is imported only by the run that tests it.
+Each module here imports its framework, so none is imported from this package: load one
+with `--impl conformance.adapters.<module>:implementation` after installing its extra
+(`pip install "turnlaw[pydantic-ai]"`, `[openai-agents]`, `[langgraph]`). The nox
+sessions `thirdparty-<module>` install the pinned framework and run the suite with the
+framework's expectation manifest (expectations/<name>.toml).
+
+Like every adapter, these translate and never repair: each maps the suite's calls onto
+the framework's own API and reports what the framework did, so a law the framework
+breaks fails here, and its manifest says why.
 """

@@ -22,6 +22,7 @@ from ..adapter import Implementation
 from ..registry import Level, load_laws
 from .guard import AdapterTimeout
 from .outcomes import Outcome, TestRecord, classify, worst
+from .pins import check_pin
 
 
 class Expectation(BaseModel):
@@ -41,6 +42,7 @@ def load_expectations(path: Path) -> dict[str, Expectation]:
         entries = {k: Expectation.model_validate(v) for k, v in data.get("law", {}).items()}
     except (OSError, tomllib.TOMLDecodeError, ValidationError) as error:
         raise pytest.UsageError(f"--expectations {path}: {error}") from error
+    check_pin(path, data)
     unknown = sorted(set(entries) - set(load_laws()))
     if unknown:
         raise pytest.UsageError(f"--expectations {path}: unknown law ids {unknown}")
@@ -72,7 +74,13 @@ class Collector:
                     "suite": "turnlaw",
                     "suite_version": __version__,
                     "implementation": implementation.name,
+                    # optional on an Implementation: the framework release under test
+                    "implementation_version": getattr(implementation, "version", None),
+                    "implementation_notes": list(getattr(implementation, "notes", ())),
                     "capabilities": sorted(str(c) for c in implementation.capabilities),
+                    "expectations": {
+                        law_id: e.model_dump(mode="json") for law_id, e in self.expected.items()
+                    },
                     "seed": seed,
                     "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 }

@@ -208,9 +208,10 @@ def _wire_broken(item: pytest.Item) -> bool:
 
 
 def _apply_expectations(collector: Collector, laws: list[str], report: Any) -> None:
-    """A failing test of an expected failure is an xfail. A passing one stays passed: a
-    law can have passing tests besides its failing one; only a law whose every test
-    passed is an unexpected pass, and the collector fails the run on it."""
+    """An expected failure that failed is an xfail. A test that passed stays passed: a
+    law fails as a whole (its worst test, in any dialect), so one passing test of it is no
+    surprise; a law none of whose tests failed is an XPASS, and the collector fails the
+    run for it at the end."""
     expected = [collector.expected[law_id] for law_id in laws if law_id in collector.expected]
     if report.when != "call" or not expected or len(expected) != len(laws):
         return

@@ -1,0 +1,305 @@
+"""docs/conformance-matrix.md: every law against every implementation, from fresh runs.
+
+A run's results file (`--results build/conformance/<column>.jsonl`) becomes one column:
+the law's outcome (an expected failure is shown as FAIL with its manifest's reason), and
+why. Columns are committed as small JSON files beside the doc, because a results file
+holds timings and timestamps that differ on every run while a column must not; the doc
+and the README's summary block are rendered from the committed columns.
+
+`python -m conformance matrix --results FILE...` writes the columns and the doc;
+`--check` instead compares a fresh run's column with the committed one (and the doc with
+its columns) and fails with a diff and the command that regenerates them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .registry import Level, load_laws
+from .runner.collect import read_results
+from .runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome, worst
+
+COLUMNS = {
+    "reference": "nox -s conformance",
+    "pydantic-ai": "nox -s thirdparty-pydantic_ai",
+    "openai-agents": "nox -s thirdparty-openai_agents",
+    "langgraph": "nox -s thirdparty-langgraph",
+}
+"""Column name -> the nox session whose run produces it (results file <column>.jsonl)."""
+
+DOC = Path("docs/conformance-matrix.md")
+COLUMN_DIR = Path("docs/conformance-matrix")
+README = Path("README.md")
+RESULTS_DIR = Path("build/conformance")
+SUMMARY_START = "<!-- conformance-matrix summary: generated, do not edit -->"
+SUMMARY_END = "<!-- /conformance-matrix summary -->"
+
+_NEEDS = re.compile(r"\bneeds ([a-z_]+(?:, [a-z_]+)*)")
+
+Shown = Literal["PASS", "FAIL", "N/A", "ERROR", "TIMEOUT", "XPASS"]
+
+
+class MatrixError(Exception):
+    """A results file or a committed column cannot be used; the message says why."""
+
+
+class Cell(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    outcome: Shown
+    reason: str = ""
+
+
+class Column(BaseModel):
+    """One implementation's outcome per law: what the doc is rendered from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    column: str
+    implementation: str
+    version: str | None = None
+    notes: list[str] = []
+    laws: dict[str, Cell]
+
+    def title(self) -> str:
+        return f"{self.implementation} {self.version}" if self.version else self.implementation
+
+    def summary(self) -> str:
+        counts = {shown: 0 for shown in ("PASS", "FAIL", "N/A", "ERROR", "TIMEOUT", "XPASS")}
+        for cell in self.laws.values():
+            counts[cell.outcome] += 1
+        laws = load_laws()
+        must = [c for i, c in self.laws.items() if laws[i].level is Level.MUST]
+        applicable = [c for c in must if c.outcome != "N/A"]
+        passed = sum(c.outcome == "PASS" for c in applicable)
+        shown = ", ".join(f"{n} {name}" for name, n in counts.items() if n)
+        return f"{self.title()}: {shown}; MUST laws {passed}/{len(applicable)} pass"
+
+
+def column_name(results: Path) -> str:
+    """The column a results file fills: its stem, one of COLUMNS."""
+    if results.stem not in COLUMNS:
+        raise MatrixError(
+            f"{results}: name the results file after its column ({', '.join(COLUMNS)}), "
+            f"e.g. {RESULTS_DIR}/pydantic-ai.jsonl"
+        )
+    return results.stem
+
+
+def column_from_results(results: Path) -> Column:
+    """A results file -> its column: the worst outcome per law, and the reason shown."""
+    if not results.exists():
+        raise MatrixError(f"{results}: no such results file; run {COLUMNS.get(results.stem)}")
+    name = column_name(results)
+    try:
+        run = read_results(results)
+    except (json.JSONDecodeError, ValidationError) as error:
+        raise MatrixError(f"{results}: not a turnlaw results file: {error}") from error
+    if run.truncated or not run.header:
+        raise MatrixError(f"{results}: the run did not finish (no footer); run it again")
+    expectations = run.header.get("expectations", {})
+    by_law = defaultdict(list)
+    for record in run.records:
+        by_law[record.law].append(record)
+    cells: dict[str, Cell] = {}
+    for law_id in load_laws():
+        records = by_law.get(law_id)
+        if not records:
+            continue
+        outcome = worst([r.outcome for r in records])
+        detail = next(r.detail for r in records if r.outcome is outcome)
+        cells[law_id] = _cell(outcome, detail, expectations.get(law_id, {}).get("reason", ""))
+    return Column(
+        column=name,
+        implementation=str(run.header.get("implementation", name)),
+        version=run.header.get("implementation_version"),
+        notes=list(run.header.get("implementation_notes", [])),
+        laws=cells,
+    )
+
+
+def _cell(outcome: Outcome, detail: str, expected_reason: str) -> Cell:
+    first_line = next((line.strip() for line in detail.splitlines() if line.strip()), "")
+    if outcome is Outcome.PASS:
+        return Cell(outcome="PASS")
+    if outcome is Outcome.NOT_APPLICABLE:
+        said = first_line.partition(NOT_APPLICABLE_PREFIX)[2].rstrip("')\"")
+        needs = _NEEDS.search(said)
+        return Cell(outcome="N/A", reason=f"needs {needs.group(1)}" if needs else said)
+    if outcome is Outcome.XFAIL:
+        return Cell(outcome="FAIL", reason=expected_reason)
+    if outcome is Outcome.XPASS:
+        return Cell(outcome="XPASS", reason=f"passes, but the manifest expects: {expected_reason}")
+    if outcome is Outcome.FAIL:
+        return Cell(
+            outcome="FAIL", reason=f"not in the manifest: {first_line.removeprefix('E').strip()}"
+        )
+    return Cell(outcome=outcome.value, reason=first_line)  # type: ignore[arg-type]
+
+
+def load_column(path: Path) -> Column:
+    try:
+        return Column.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValidationError) as error:
+        raise MatrixError(f"{path}: not a matrix column: {error}") from error
+
+
+def column_text(column: Column) -> str:
+    return json.dumps(column.model_dump(mode="json"), indent=2) + "\n"
+
+
+def committed_columns(folder: Path) -> dict[str, Column]:
+    found = {path.stem: load_column(path) for path in sorted(folder.glob("*.json"))}
+    unknown = sorted(set(found) - set(COLUMNS))
+    if unknown:
+        raise MatrixError(f"{folder}: unknown columns {unknown}; known: {', '.join(COLUMNS)}")
+    return found
+
+
+def summary_lines(columns: dict[str, Column]) -> list[str]:
+    return [
+        f"- **{name}** — {columns[name].summary()}"
+        if name in columns
+        else f"- **{name}** — not run yet (`{COLUMNS[name]}`)"
+        for name in COLUMNS
+    ]
+
+
+def render(columns: dict[str, Column]) -> str:
+    """The whole doc, from the committed columns; deterministic."""
+    laws = load_laws()
+    lines = [
+        "# Conformance matrix",
+        "",
+        "<!-- Generated by `python -m conformance matrix` from fresh runs; do not edit. -->",
+        "",
+        "Every law of [laws.md](laws.md) against the bundled reference and three popular",
+        "Python agent frameworks, each judged on what the fake provider recorded. FAIL means",
+        "the implementation broke the law on the wire (an expected failure is listed in its",
+        "manifest, `expectations/<name>.toml`, and shown here as FAIL with the manifest's",
+        "reason); N/A means the implementation does not have the capability the law needs;",
+        "— means the law has no tests yet. Each adapter's docstring",
+        "(`conformance/adapters/`) says how the framework's API was mapped and why.",
+        "",
+        *summary_lines(columns),
+        "",
+        "| law | level | " + " | ".join(COLUMNS) + " |",
+        "|---|---|" + "---|" * len(COLUMNS),
+    ]
+    for law_id, law in laws.items():
+        if law.retired:
+            continue
+        cells = [_shown(columns.get(name), law_id) for name in COLUMNS]
+        lines.append(f"| `{law_id}` | {law.level.value} | " + " | ".join(cells) + " |")
+    for name in COLUMNS:
+        column = columns.get(name)
+        if column is None:
+            continue
+        failing = [(i, c) for i, c in column.laws.items() if c.outcome not in ("PASS", "N/A")]
+        missing = sorted(
+            {
+                capability
+                for cell in column.laws.values()
+                if cell.outcome == "N/A" and cell.reason.startswith("needs ")
+                for capability in cell.reason.removeprefix("needs ").split(", ")
+            }
+        )
+        lines += ["", f"## {name}: {column.title()}", ""]
+        lines += [f"- note: {_md(note)}" for note in column.notes]
+        lines += [f"- `{law_id}` **{c.outcome}**: {_md(c.reason)}" for law_id, c in failing]
+        if not failing:
+            lines.append("- no law fails.")
+        if missing:
+            lines.append(f"- N/A: those laws need what it does not declare: {', '.join(missing)}.")
+        lines.append(f"- regenerate: `{COLUMNS[name]}` then `{regenerate_command(name)}`")
+    return "\n".join(lines) + "\n"
+
+
+def _shown(column: Column | None, law_id: str) -> str:
+    if column is None:
+        return "not run"
+    cell = column.laws.get(law_id)
+    return "—" if cell is None else cell.outcome
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def regenerate_command(name: str) -> str:
+    return f"python -m conformance matrix --results {RESULTS_DIR / name}.jsonl"
+
+
+def with_summary(readme: str, columns: dict[str, Column]) -> str:
+    """README text with its generated summary block replaced (it must have one)."""
+    start, end = readme.find(SUMMARY_START), readme.find(SUMMARY_END)
+    if start < 0 or end < start:
+        raise MatrixError(f"README has no summary block ({SUMMARY_START} ... {SUMMARY_END})")
+    block = "\n".join([SUMMARY_START, *summary_lines(columns), ""])
+    return readme[:start] + block + readme[end:]
+
+
+def _diff(expected: str, actual: str, name: str) -> str:
+    return "".join(
+        difflib.unified_diff(
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            f"{name} (committed)",
+            f"{name} (fresh)",
+        )
+    )
+
+
+def write(results: list[Path], *, doc: Path, folder: Path, readme: Path | None) -> list[Path]:
+    """Write each results file's column, then the doc and the README block; the paths."""
+    fresh = [column_from_results(path) for path in results]
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for column in fresh:
+        path = folder / f"{column.column}.json"
+        path.write_text(column_text(column), encoding="utf-8")
+        written.append(path)
+    columns = committed_columns(folder)
+    doc.write_text(render(columns), encoding="utf-8")
+    written.append(doc)
+    if readme is not None:
+        readme.write_text(with_summary(readme.read_text(encoding="utf-8"), columns), "utf-8")
+        written.append(readme)
+    return written
+
+
+def check(results: list[Path], *, doc: Path, folder: Path, readme: Path | None) -> list[str]:
+    """What is out of date, each with its diff and the command that fixes it."""
+    problems = []
+    for path in results:
+        column = column_from_results(path)
+        committed = folder / f"{column.column}.json"
+        old = committed.read_text(encoding="utf-8") if committed.exists() else ""
+        new = column_text(column)
+        if old != new:
+            problems.append(
+                f"the {column.column} column changed (or is new): a fresh run does not match "
+                f"{committed}.\n{_diff(old, new, str(committed))}"
+                f"If the change is intended (and its manifest agrees), regenerate: "
+                f"{regenerate_command(column.column)}"
+            )
+    columns = committed_columns(folder)
+    targets = [(doc, render(columns))]
+    if readme is not None:
+        text = readme.read_text(encoding="utf-8")
+        targets.append((readme, with_summary(text, columns)))
+    for path, expected in targets:
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        if current != expected:
+            problems.append(
+                f"{path} is not what its columns render.\n{_diff(current, expected, str(path))}"
+                f"Regenerate: python -m conformance matrix"
+            )
+    return problems

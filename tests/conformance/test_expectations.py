@@ -1,0 +1,179 @@
+"""Expectation manifests as third-party runs use them: a pinned framework version, an
+expected failure the fake also saw on the wire, and a results header that carries both."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+import conformance.runner.plugin  # noqa: F401
+import reference_impl.conformance_adapter  # noqa: F401
+from conformance.runner.collect import read_results
+
+# Imported here so each nested run does not import the SDKs again (see test_runner.py).
+
+PLUGIN = [
+    "-o",
+    "asyncio_default_fixture_loop_scope=function",
+    "-p",
+    "conformance.runner.plugin",
+    "-p",
+    "no:cacheprovider",
+    "--dialects",
+    "openai-chat",
+    "--pyargs",
+    "conformance.laws.test_smoke",
+    "conformance.laws.test_run",
+]
+NO_HISTORY = '[law."run.no-history"]\noutcome = "FAIL"\nreason = "the second run asks twice"\n'
+
+IMPLS = '''
+from reference_impl.conformance_adapter import ReferenceImplementation
+
+
+class Twice(ReferenceImplementation):
+    """Every run after the first one asks the model twice: the second ask finds the fake's
+    script used up, so the fake records a finding besides the failed law."""
+
+    name = "twice"
+    version = "9.9.9"
+    notes = ("runs after the first ask twice",)
+
+    async def create_agent(self, spec):
+        agent = await super().create_agent(spec)
+        original, runs = agent.run, []
+
+        async def run(message, **kw):
+            runs.append(message)
+            if len(runs) > 1:
+                await original(message, **kw)
+            return await original(message, **kw)
+
+        agent.run = run
+        return agent
+
+
+class TwiceOnChat(Twice):
+    """Misbehaves in one dialect only."""
+
+    async def create_agent(self, spec):
+        if spec.dialect == "openai-chat":
+            return await super().create_agent(spec)
+        return await ReferenceImplementation.create_agent(self, spec)
+
+
+twice, twice_on_chat = Twice(), TwiceOnChat()
+'''
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makeini(
+        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+    )
+    pytester.makepyfile(impls=IMPLS)
+    pytester.syspathinsert()
+    return pytester
+
+
+def test_an_expected_failure_the_fake_also_flagged_stays_xfail(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "twice.toml"
+    manifest.write_text(NO_HISTORY)
+    results = tmp_path / "results.jsonl"
+    run = suite.runpytest(
+        *PLUGIN,
+        "-k",
+        "one_turn or only_its_own",
+        "--impl",
+        "impls:twice",
+        "--expectations",
+        str(manifest),
+        "--results",
+        str(results),
+    )
+    assert run.ret == 0, run.stdout.str()
+    run.stdout.fnmatch_lines(["*XFAIL*run.no-history*"])
+    run.assert_outcomes(passed=1, xfailed=1, errors=0)
+    header = read_results(results).header
+    assert header["implementation_version"] == "9.9.9"
+    assert header["implementation_notes"] == ["runs after the first ask twice"]
+    assert header["expectations"] == {
+        "run.no-history": {"outcome": "FAIL", "reason": "the second run asks twice", "link": None}
+    }
+
+
+@pytest.mark.parametrize(
+    ("pin", "message"),
+    [
+        ('package = "pytest"\nversion = "0.0.1"\n', "describes pytest 0.0.1, but"),
+        ('package = "no-such-dist-turnlaw"\nversion = "1"\n', "which is not installed"),
+        ('package = "pytest"\n', "[framework]"),
+    ],
+)
+def test_a_manifest_pinned_to_another_version_refuses_to_run(
+    suite: pytest.Pytester, tmp_path: Path, pin: str, message: str
+) -> None:
+    manifest = tmp_path / "pinned.toml"
+    manifest.write_text(f"[framework]\n{pin}\n{NO_HISTORY}")
+    run = suite.runpytest(*PLUGIN, "--impl", "impls:twice", "--expectations", str(manifest))
+    assert run.ret == pytest.ExitCode.USAGE_ERROR
+    assert message in run.stderr.str()
+
+
+def test_a_manifest_pinned_to_the_installed_version_runs(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "pinned.toml"
+    manifest.write_text(f'[framework]\npackage = "pytest"\nversion = "{version("pytest")}"\n')
+    run = suite.runpytest(
+        *PLUGIN, "-k", "one_turn", "--impl", "impls:twice", "--expectations", str(manifest)
+    )
+    assert run.ret == 0, run.stdout.str() + run.stderr.str()
+
+
+def test_a_law_that_fails_in_one_dialect_only_is_still_expected_to_fail(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """A law's outcome is its worst test's: the dialect where it passes is no XPASS."""
+    manifest = tmp_path / "twice.toml"
+    manifest.write_text(NO_HISTORY)
+    args = [a for a in PLUGIN if a != "openai-chat"]
+    args[args.index("--dialects") + 1 : args.index("--dialects") + 1] = [
+        "openai-chat,openai-responses"
+    ]
+    run = suite.runpytest(
+        *args,
+        "-k",
+        "only_its_own",
+        "--impl",
+        "impls:twice_on_chat",
+        "--expectations",
+        str(manifest),
+    )
+    assert run.ret == 0, run.stdout.str()
+    run.assert_outcomes(passed=1, xfailed=1)
+    run.stdout.fnmatch_lines(["*XFAIL*run.no-history*"])
+
+
+def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    manifest = tmp_path / "stale.toml"
+    manifest.write_text(NO_HISTORY)
+    run = suite.runpytest(
+        *PLUGIN,
+        "-k",
+        "only_its_own",
+        "--impl",
+        "impls:twice_on_chat",
+        "--dialects",
+        "openai-responses",
+        "--expectations",
+        str(manifest),
+    )
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+    run.stdout.fnmatch_lines(["*XPASS*run.no-history*", "*but it passed: remove the entry*"])
