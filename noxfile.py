@@ -38,7 +38,8 @@ SUITE = ["-m", "pytest", "-p", "conformance.runner.plugin", "--pyargs", "conform
 def tests(session: nox.Session) -> None:
     """The test suite (pytest on tests/). Extra arguments go to pytest."""
     session.install("-e", ".[test]")
-    session.run("pytest", "--ignore=tests/rogues", *session.posargs)
+    # the kill matrix and the adapters' own checks have sessions of their own
+    session.run("pytest", "--ignore=tests/rogues", "--ignore=tests/thirdparty", *session.posargs)
 
 
 @nox.session(python=PYTHON)
@@ -96,6 +97,9 @@ def _thirdparty(module: str, name: str) -> None:
             session.log("pytest arguments given: not checking the matrix column")
             return
         session.run("python", "-m", "conformance", "matrix", "--check", "--results", str(results))
+        own_tests = Path("tests/thirdparty") / f"test_{module}_adapter.py"
+        if own_tests.exists():  # the adapter's own checks, with its framework installed
+            session.run("pytest", str(own_tests), "-q")
 
     run.__doc__ = (
         f"Every law against {name} (the pinned `{name}` extra) with expectations/{name}.toml; "
