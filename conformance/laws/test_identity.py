@@ -155,3 +155,53 @@ async def test_the_ladder_decides_the_identity_and_tools_see_only_named_ones(
         assert report.conversation_id not in (SESSION, RECORDING_SESSION), (
             "a run with no identity and no session took a session id as its namespace"
         )
+
+
+def only_whoami(request: RequestIR) -> dict[str, Any]:
+    calls = [c for m in request.messages for c in m.tool_calls if c.name == "whoami"]
+    assert len(calls) == 1, f"the model was shown {len(calls)} whoami calls, not the one it made"
+    return whoami_result(request, calls[0].id)
+
+
+# The two laws below are also judged by the ladder above, which needs a runtime with
+# sessions and an identity report; these need only what each law needs, so a runtime
+# without those still gets a verdict on them.
+
+
+@pytest.mark.law("identity.reaches-tools")
+async def test_an_identity_passed_to_the_run_reaches_its_tools(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> None:
+    fake.script([tool_call("whoami"), text(DONE)])
+    agent = await new_agent(tools=("whoami",))
+    outcome = await agent.run(BOOK, identity=EXPLICIT)
+    assert outcome.answer == DONE, f"the run answered {outcome.answer!r}"
+    shown = only_whoami(fake.wire.last)
+    assert named(shown["identity"]) == EXPLICIT.model_dump(exclude_none=True), (
+        f"the run was given the identity {EXPLICIT.model_dump(exclude_none=True)}, but its "
+        f"tool was told {shown['identity']!r}: a named identity must reach tools"
+    )
+
+
+@pytest.mark.law("identity.synthesized-not-published")
+async def test_tools_are_told_no_identity_when_nobody_named_one(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    sessions = Capability.SESSION_ID in implementation.capabilities
+    fake.script([tool_call("whoami"), text(DONE), tool_call("whoami"), text(DONE)])
+    agent = await new_agent(tools=("whoami",))
+    await agent.run(BOOK)
+    shown = only_whoami(fake.wire.last)
+    assert shown["identity"] is None, (
+        f"nobody named an identity, yet the tool was told {shown['identity']!r}: a namespace "
+        "the runtime made up is never published as the identity"
+    )
+    if sessions:
+        await agent.run(THREE, session_id=SESSION)
+        shown = only_whoami(fake.wire.last)
+        assert shown["identity"] is None, (
+            f"a run in session {SESSION!r} with no identity told its tool "
+            f"{shown['identity']!r}: the session's namespace is synthesized, never published"
+        )
+    else:
+        fake.allow_unused()
