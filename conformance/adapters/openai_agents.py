@@ -1,17 +1,21 @@
-"""The suite's adapter for openai-agents (the OpenAI Agents SDK), pinned to 0.24.0.
+"""The suite's adapter for openai-agents (the OpenAI Agents SDK).
 
 Load it with `--impl conformance.adapters.openai_agents:implementation`; the SDK is
-imported only then. It translates, it never repairs: each suite call becomes a call of
-the SDK's own API, and nothing here adds a lock, a name check or a pause guard the SDK
-lacks. Expected failures, with what the wire showed: expectations/openai-agents.toml.
+imported only then, and `nox -s thirdparty-openai_agents` runs it with
+expectations/openai-agents.toml, which pins the release it describes. It translates, it
+never repairs: each suite call becomes a call of the SDK's own API, every refusal the
+suite sees was raised by the SDK (an impossible call, such as a checkpoint before any
+run, is a plain ValueError or LookupError, never a refusal), and nothing here adds a
+lock, a name check or a pause guard the SDK lacks.
 
 The translation
 - Agent: one `agents.Agent` per spec, `name=` the spec's id (the SDK requires a name; a
   spec without one gets "agent", the suite's default id, which means nothing to the SDK),
   `instructions=` the system prompt, `model=OpenAIResponsesModel` on the official
   `openai.AsyncOpenAI` client pointed at the fake over loopback HTTP. Responses is the
-  SDK's default API. Its server-side history (`conversation_id=`, `previous_response_id=`)
-  is never used. Tracing is off (`set_tracing_disabled(True)`), its only export.
+  SDK's default API. Its server-side history (`conversation_id=`,
+  `previous_response_id=`) is never used. Tracing is off (`set_tracing_disabled(True)`),
+  its only export.
 - run(m): `Runner.run(agent, m, context={"identity": ...})`.
 - checkpoint: a completed run's `RunResult.to_input_list()` (the SDK's JSON history, as
   returned); a paused run's `RunResult.to_state().to_json()` (the SDK's `RunState` JSON,
@@ -20,63 +24,90 @@ The translation
   `Runner.run(agent, items + [{"role": "user", "content": m}])`. continue_from a
   `RunState` JSON: `RunState.from_json(agent, ...)`, `state.add_input(m)`,
   `Runner.run(agent, state)`.
-- follow_up(m): the SDK has no follow-up door; its manual pattern continues the last
-  `RunResult`, so the adapter keeps the last run's checkpoint and follow_up is literally
-  `run(m, continue_from=checkpoint())`. Before any run there is no `RunResult` to
-  continue, and that absence is reported as NO_CONVERSATION.
-- identity: the SDK's run context, which it hands to tools (`ToolContext.context`).
-- tools: `echo` and `whoami` are `function_tool`s; `ask_person` is
-  `function_tool(needs_approval=True)`, so the model's call ends the run with
-  `RunResult.interruptions`. resume(checkpoint, decision): `RunState.from_json`,
-  `state.approve(...)`, `Runner.run(agent, state)`; the approved tool returns the decision.
-  abandon_pause(): `state.reject(...)` on the held state's undecided calls (the SDK then
-  sends its own "Tool execution was not approved." as their result); a call the state
-  already records as decided is not dropped again.
+- identity: the SDK's run context (`context=`), which it hands to tools as
+  `ToolContext.context`. The SDK puts no id of its own there: `ToolContext` carries no
+  conversation or session id, and `run_config.group_id` (a tracing label) stays None.
+- tools: `echo` and `whoami` are `function_tool`s; `whoami` reports the run context's
+  identity. `ask_person` is `function_tool(needs_approval=True)`, so the model's call ends
+  the run with `RunResult.interruptions`. resume(checkpoint, decision):
+  `RunState.from_json`, `state.approve(...)`, `Runner.run(agent, state)`; the approved
+  tool returns the decision. abandon_pause(): `state.reject(...)` on the held state's
+  undecided calls (the SDK then sends its own "Tool execution was not approved." as their
+  result). Which calls are undecided is read with the SDK's public
+  `RunContextWrapper.is_tool_approved`, on the wrapper the restored state holds in
+  `RunState._context`: in 0.24 RunState exposes its approval record through no public
+  attribute or method (`get_interruptions()` still lists a rejected call), so this one
+  read goes through a private attribute; it only decides whether a second abandon_pause
+  has anything left to drop.
+- follow_up(m): not a door of the SDK (see follow-up.* below). Other laws still call it
+  as one more way in, so it is answered with the SDK's manual pattern: `run(m,
+  continue_from=<the last run's checkpoint>)`, or a plain `run(m)` before any run.
 - refusals: `RunState.from_json` refusing a state whose agent is not in the continuing
-  agent's map ("Run state agent not found in agent map") is MISMATCH; any other state it
-  cannot restore is INVALID_CHECKPOINT.
+  agent's map ("Run state agent not found in agent map") is MISMATCH (see mismatch.*
+  below for what that lookup is and is not); any other state it cannot restore
+  (`UserError`/`ValueError`) is INVALID_CHECKPOINT.
 
-Law by law (declared capabilities first)
+Law by law (the final verdicts of the run against 0.24.0)
 - smoke.one-turn, run.no-history: `Runner.run` with a string. PASS.
 - run.conversation-id-does-not-join (identity): the identity is run context, not the SDK's
-  `conversation_id`. PASS.
-- follow-up.shows-last-answer (follow_up): judges `to_input_list()` as the continuation,
-  final answer included. PASS.
-- follow-up.is-continue-from-checkpoint, follow-up.refuses-before-first-run (follow_up,
-  continue_from): hold by the adapter's construction above, not by an SDK door; the first
-  fails only on the harness's id normalization (see the manifest).
+  `conversation_id`, so two runs under one id share nothing. PASS.
+- follow-up.shows-last-answer, follow-up.is-continue-from-checkpoint,
+  follow-up.refuses-before-first-run: N/A, `follow_up` left out. An `Agent` is a
+  stateless configuration: it holds no conversation, so there is no "this instance's last
+  completed run" and nothing that could refuse before a first run. The SDK's other
+  continuations are not that door either: `to_input_list()` is continue_from, a
+  `Session` (`SQLiteSession(session_id)`, ...) is a stored conversation per session id
+  that the caller names and any Agent object can run on, which is the seed's hosting door
+  (`standingAgent({ sessions })`), not followUp; server-side `previous_response_id` is
+  excluded by the issue.
 - continue-from.any-conversation, checkpoint.plain-json, checkpoint.final-answer,
   checkpoint.no-trim (continue_from): `to_input_list()` round-tripped through JSON. PASS.
-- checkpoint.carries-identity (identity, tool_context): `to_input_list()` holds model items
-  only, so the run context stays behind. FAIL.
-- mismatch.* (named_agents: names are mandatory in the SDK): only `RunState` checks
-  names; `to_input_list()` carries none, so another named agent continues it. FAIL
-  (default-id-never-refuses only through the Hypothesis test it shares);
-  changed-agent-continues PASS.
-- in-flight.* (in_flight_guard): declared because the law is expressible with the SDK's
-  API alone; the SDK runs an Agent, and even one session, twice at once by design. FAIL.
-- pending.refuses-new-message (pause): a new `Runner.run` is sent; `add_input` on the
-  paused state is accepted and staged. FAIL. pending.resume-continues,
-  pending.abandon-returns-dropped: `approve` / `reject` on the `RunState`. PASS.
-- identity.ladder, identity.synthesized-not-published, identity.reaches-tools: not
-  applicable, `identity_report` left out: the SDK has no identity ladder, and a reported
-  source would be the adapter's invention (the three laws share one test).
-- `session_id` left out: an SDK `Session` is a stored history that a run replays, not a
-  label a run hands its tools; every law needing it also needs `identity_report` or
-  `memory`.
-- memory.*: `memory` left out: no recall into the system prompt in the SDK.
-- window.*, compaction.*: left out: no turn window; the SDK's compaction session relies on
-  the server-side Responses compaction endpoint.
-- self-explain.*: `self_explain` left out: the SDK's tracing exports spans; it does not
-  answer the model about its own runs.
-- hosting.* (no tests yet): `hosting` left out; the SDK's sessions (`SQLiteSession`) are
-  what those laws would map onto.
+- checkpoint.carries-identity (continue_from, identity, tool_context): `to_input_list()`
+  holds model items only, so the run context stays behind and a continued run's tools are
+  told no identity. FAIL.
+- mismatch.refuses-another-agents-conversation (named_agents: names are mandatory in the
+  SDK): `to_input_list()` carries no agent name, so another named agent continues it.
+  FAIL. mismatch.default-id-never-refuses, mismatch.changed-agent-continues: a completed
+  run's items are continued by any agent. PASS. The one refusal the SDK has here,
+  `RunState.from_json`'s "Run state agent not found in agent map", is mapped to MISMATCH
+  because it is the SDK's own and comes before anything is sent, but it is a handoff-graph
+  lookup by name, not an ownership rule: it also refuses a paused state of agent
+  'billing' restored on an unnamed agent (named "agent") and one of "agent" restored on
+  'support', which default-id-never-refuses forbids. No law hands a paused `RunState` to
+  an agent of another id, so no verdict above rests on it; `notes` carries this caveat to
+  the matrix.
+- identity.reaches-tools (identity, tool_context): the run context reaches
+  `ToolContext.context`. PASS. identity.synthesized-not-published (tool_context): with no
+  identity named, the run context holds None and the SDK adds no id of its own. PASS.
+- identity.ladder: N/A, `identity_report` and `session_id` left out: the SDK has no
+  identity ladder (no namespace derived from a session or a run), so a reported source
+  would be the adapter's invention; an SDK `Session` is a stored history a run replays,
+  not an id a run hands its tools.
+- in-flight.refused-before-send, in-flight.first-run-intact (in_flight_guard): declared
+  because the SDK has the concept (concurrent `Runner.run` calls on one Agent, or on one
+  Session) and guards nothing: a second run while the first is in flight is sent. FAIL.
+- pending.refuses-new-message (pause): a new `Runner.run` while an interruption is pending
+  is sent, and `add_input` on the paused `RunState` is accepted and staged. FAIL.
+  pending.resume-continues, pending.abandon-returns-dropped: `approve` / `reject` on the
+  `RunState`. PASS.
+- memory.*: N/A, `memory` left out: the SDK recalls nothing into the system prompt.
+- window.*: N/A, `window` left out: a run has no turn window. The nearest thing,
+  `SessionSettings(limit=)`, caps how many items a `Session` hands back (items, not
+  turns) and belongs to sessions; the law also needs follow_up.
+- compaction.*: N/A, `compaction` left out: the SDK's
+  `OpenAIResponsesCompactionSession` calls the provider's `responses.compact` endpoint, so
+  what is folded is decided and kept server-side, not in a checkpoint the suite can judge.
+- self-explain.*: N/A, `self_explain` left out: the SDK's tracing exports spans; it does
+  not answer the model about its own runs.
+- hosting.* (no tests yet): `hosting` left out for now; the SDK's sessions
+  (`SQLiteSession` and the others) are what those laws would map onto.
 """
 
 from __future__ import annotations
 
 import json
 import ssl
+from importlib.metadata import version
 from typing import Any
 
 import openai
@@ -109,7 +140,7 @@ from conformance.adapter import (
 )
 from conformance.wire.ir import Dialect
 
-FRAMEWORK_VERSION = "0.24.0"
+PACKAGE = "openai-agents"
 DEFAULT_NAME = "agent"
 _UNDECLARED_SPEC_FIELDS = ("memory", "self_explain", "window", "compaction")
 _FOREIGN_STATE = "Run state agent not found in agent map"
@@ -229,21 +260,24 @@ class OpenAIAgentsUnderTest:
             raise Refused(kind, str(error)) from error
 
     async def follow_up(self, message: str) -> RunOutcome:
-        if self._held is None:
-            raise Refused(
-                RefusalKind.NO_CONVERSATION,
-                "no run has completed, so there is no RunResult to continue",
-            )
-        return await self.run(message, continue_from=await self.checkpoint())
+        """Not an SDK door (follow_up is not declared): the SDK's manual pattern, continuing
+        the last run's checkpoint, or a plain first run when there is none."""
+        return await self.run(message, continue_from=self._held)
 
     async def checkpoint(self) -> JSON:
         if self._held is None:
-            raise Refused(RefusalKind.NO_CONVERSATION, "no run yet, so no checkpoint")
+            raise LookupError(
+                "checkpoint(): this agent has not run yet, so there is no RunResult to "
+                "checkpoint; call run() first"
+            )
         return self._held
 
     async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
         if not isinstance(checkpoint, dict):
-            raise Refused(RefusalKind.INVALID_CHECKPOINT, "not a paused run's RunState JSON")
+            raise ValueError(
+                "resume(): the checkpoint must be a paused run's RunState JSON (a dict, "
+                f"what RunState.to_json() returns), not {type(checkpoint).__name__}"
+            )
         state = await self._restore(checkpoint)
         for item in state.get_interruptions():
             self._decisions[_pending(item).tool_call_id] = decision
@@ -256,8 +290,9 @@ class OpenAIAgentsUnderTest:
         if not isinstance(self._held, dict):
             return None
         state = await self._restore(self._held)
-        # RunState has no public accessor for its approval record; the context wrapper
-        # it holds answers `is_tool_approved`: None while a call is still undecided.
+        # RunState 0.24 exposes its approval record through nothing public (a rejected call
+        # is still in get_interruptions()); the RunContextWrapper it holds in `_context`
+        # answers the public `is_tool_approved`: None while a call is undecided.
         dropped = [
             item
             for item in state.get_interruptions()
@@ -284,10 +319,10 @@ class OpenAIAgentsUnderTest:
 
 
 class OpenAIAgentsImplementation:
-    name = f"openai-agents {FRAMEWORK_VERSION}"
+    name = PACKAGE
+    version = version(PACKAGE)
     capabilities = frozenset(
         {
-            Capability.FOLLOW_UP,
             Capability.CONTINUE_FROM,
             Capability.NAMED_AGENTS,
             Capability.IDENTITY,
@@ -297,6 +332,16 @@ class OpenAIAgentsImplementation:
         }
     )
     dialects = frozenset({Dialect.OPENAI_RESPONSES})
+    notes = (
+        "follow_up is not declared: an Agent holds no conversation; continuing is "
+        "Runner.run(agent, result.to_input_list() + [new message]), and a Session is a "
+        "stored conversation per session id (hosting), not this agent's last run",
+        "MISMATCH is RunState.from_json's 'Run state agent not found in agent map', a "
+        "handoff-graph lookup by name, not an ownership rule: it also refuses a paused "
+        "state moving between a named agent and an unnamed one ('agent'), which "
+        "mismatch.default-id-never-refuses forbids; no law hands a paused RunState to "
+        "another id, and to_input_list() carries no name at all",
+    )
 
     async def create_agent(self, spec: AgentSpec) -> OpenAIAgentsUnderTest:
         asked = [field for field in _UNDECLARED_SPEC_FIELDS if getattr(spec, field)]

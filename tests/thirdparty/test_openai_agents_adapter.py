@@ -1,10 +1,14 @@
 """Adapter-specific checks for conformance.adapters.openai_agents, on the loopback fake.
 
 The laws judge the SDK; these pin what the adapter itself must get right: the SDK is
-imported only when the adapter is, and its tracing is off; pause checkpoints are the
-SDK's own RunState JSON (without the key); the SDK's own refusal of another agent's
-paused state reaches the suite as MISMATCH; abandoning leaves the SDK's own rejection as
-the dropped call's only result. Skipped (not passed) when openai-agents is not installed.
+imported only when the adapter is, and its tracing is off; the column names the installed
+release and does not claim follow_up; follow_up is only the SDK's manual pattern (a plain
+first run before any run) and an impossible call is a plain error, never a refusal the
+SDK did not make; pause checkpoints are the SDK's own RunState JSON (without the key); the
+SDK's own refusal of another agent's paused state reaches the suite as MISMATCH, and the
+caveat the notes state (it refuses an unnamed side too) still holds; abandoning leaves the
+SDK's own rejection as the dropped call's only result. Skipped (not passed) when
+openai-agents is not installed.
 """
 
 from __future__ import annotations
@@ -12,11 +16,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from importlib.metadata import version
 from typing import Any
 
 import pytest
 
-from conformance.adapter import AgentSpec, RefusalKind, Refused
+from conformance.adapter import AgentSpec, Capability, RefusalKind, Refused
 from conformance.wire import ScriptedProvider, text, tool_call
 from conformance.wire.ir import Dialect
 
@@ -51,6 +56,39 @@ def test_loading_the_adapter_turned_the_sdks_tracing_off() -> None:
 
     with trace("turnlaw") as current:
         assert isinstance(current, NoOpTrace), "tracing is on: spans would be exported"
+
+
+def test_the_column_names_the_installed_release_and_claims_no_follow_up() -> None:
+    assert (implementation.name, implementation.version) == (
+        "openai-agents",
+        version("openai-agents"),
+    )
+    assert Capability.FOLLOW_UP not in implementation.capabilities, (
+        "follow_up is declared, but an SDK Agent holds no conversation to follow up on"
+    )
+    assert any("Run state agent not found" in note for note in implementation.notes), (
+        "the notes no longer explain what the MISMATCH refusal is"
+    )
+
+
+async def test_follow_up_before_any_run_is_a_plain_first_run_and_nothing_is_refused(
+    loopback_provider: ScriptedProvider,
+) -> None:
+    loopback_provider.script([text("Booked.")])
+    agent = await implementation.create_agent(spec(loopback_provider))
+    try:
+        with pytest.raises(LookupError, match="has not run yet"):
+            await agent.checkpoint()
+        with pytest.raises(ValueError, match="RunState JSON"):
+            await agent.resume([], "approved")
+        assert len(loopback_provider.wire) == 0, "an impossible call reached the model"
+        outcome = await agent.follow_up("Book me a table.")
+    finally:
+        await agent.close()
+    assert outcome.answer == "Booked."
+    assert loopback_provider.wire.last.turns() == [("user", "Book me a table.")], (
+        "follow_up before any run did not send just its message"
+    )
 
 
 async def test_a_pause_checkpoint_is_the_sdks_run_state_json_without_the_key(
@@ -89,6 +127,31 @@ async def test_another_named_agent_restoring_a_paused_state_is_refused_as_mismat
         await billing.close()
         await support.close()
     assert raised.value.kind is RefusalKind.MISMATCH, raised.value.message
+    assert len(loopback_provider.wire) == 1, "the refused resume still reached the model"
+
+
+@pytest.mark.parametrize(("recorder", "continuer"), [("billing", None), (None, "support")])
+async def test_the_sdk_refuses_a_paused_state_across_an_unnamed_side_too(
+    loopback_provider: ScriptedProvider, recorder: str | None, continuer: str | None
+) -> None:
+    """The caveat in the notes: RunState.from_json looks the paused agent up by name, so a
+    move between 'billing' and an unnamed agent (named "agent") is refused as well."""
+    loopback_provider.script([tool_call("ask_person", {"question": QUESTION})])
+    first = await implementation.create_agent(
+        spec(loopback_provider, id=recorder, tools=("ask_person",))
+    )
+    second = await implementation.create_agent(
+        spec(loopback_provider, id=continuer, tools=("ask_person",))
+    )
+    try:
+        paused = await first.run("Refund order 7, please.")
+        with pytest.raises(Refused) as raised:
+            await second.resume(paused.checkpoint, "approved")
+    finally:
+        await first.close()
+        await second.close()
+    assert raised.value.kind is RefusalKind.MISMATCH, raised.value.message
+    assert "Run state agent not found in agent map" in raised.value.message
     assert len(loopback_provider.wire) == 1, "the refused resume still reached the model"
 
 
