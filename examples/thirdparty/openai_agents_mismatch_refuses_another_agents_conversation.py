@@ -3,8 +3,9 @@
 Agent "billing" answers one turn; its conversation is stored the SDK's documented way,
 `result.to_input_list()`, as JSON. Agent "support" then continues it. Both agents named
 themselves, so the law says "support" must refuse; the fake's log shows the model was
-sent billing's history instead. (The SDK does check names for a paused `RunState`, whose
-`from_json` refuses an agent not in its map; the input list carries no name at all.)
+sent billing's history instead. (A paused `RunState` is another matter: `from_json` looks
+its agent up by name in the continuing agent's handoff graph and refuses one it cannot
+find, an unnamed agent included; the input list carries no name at all.)
 
     python -m conformance.wire serve \\
         --script examples/thirdparty/openai_agents_mismatch_refuses_another_agents_conversation.json
