@@ -1,65 +1,77 @@
-"""pydantic-ai (`pydantic-ai-slim[openai]`) under the conformance suite.
+"""pydantic-ai (`pydantic-ai-slim[openai]`, pinned to 2.68.0) under the conformance suite.
 
 `--impl conformance.adapters.pydantic_ai:implementation`; `nox -s thirdparty-pydantic_ai`
-runs it with expectations/pydantic-ai.toml. It translates and never repairs: every refusal
-the suite sees was raised by pydantic-ai, and nothing here holds a lock, compares names or
-guards a pause.
+runs it with expectations/pydantic-ai.toml; examples/thirdparty/pydantic_ai_*.py reproduce
+three of its four FAILs with pydantic-ai alone. It translates and never repairs: the only Refused it
+raises are pydantic-ai's own errors renamed (ConcurrencyLimitExceeded -> run_in_flight, the
+UserError about "unprocessed tool calls" -> pending_question, the ValidationError of its
+own `ConversationTypeAdapter` -> invalid_checkpoint); nothing here holds a lock, compares
+names or guards a pause. Where the framework has nothing to refuse (checkpoint() before any
+run) the error is a plain LookupError.
 
-The framework speaks to the fake with its own OpenAI models on the official `openai`
-client over real HTTP: `OpenAIResponsesModel` (what `Agent("openai:…")` builds, its
-default) and `OpenAIChatModel` (`"openai-chat:…"`), one suite dialect each. Its
-instrumentation stays off (the default; `Agent.instrument_all(False)` makes sure), and no
-server-side state is asked for: no `openai_previous_response_id`, no
-`openai_conversation_id`, so the suite's identity never becomes a provider conversation.
+The translation. pydantic-ai's own OpenAI models on the official `openai` client over real
+HTTP: `OpenAIResponsesModel` (what `Agent("openai:...")` builds) and `OpenAIChatModel`, one
+dialect each. Instrumentation stays off (`Agent.instrument_all(False)`); no server-side
+state (`openai_previous_response_id`, `openai_conversation_id`) is asked for. One `Agent`
+per spec, `name=spec.id`, `infer_name=False` on every run (else an unnamed agent is named
+after its variable). run(m) is `agent.run(m)`; continue_from is `agent.run(m,
+conversation=...)` with the Conversation rebuilt by `ConversationTypeAdapter` from the
+checkpoint, which is `ConversationTypeAdapter.dump_python(result.conversation,
+mode="json")`. An identity is the run's `conversation_id=` plus `deps=` (the framework's
+one per-run context channel); on a continued run only `deps=`, because a Conversation
+carries its own id and pydantic-ai refuses both ("passing both is ambiguous"), so an
+explicit identity cannot rename a continued conversation. `whoami` reports what the
+RunContext says: `{conversation_id: ctx.conversation_id}` plus tenant and principal from
+`ctx.deps`. `ask_person` raises `CallDeferred(kind="question")` (an answer from a person is
+the call's result, not a yes/no on running it, which `requires_approval` would be), so the
+run ends with `DeferredToolRequests`.
 
-Law by law (capability declared, and the pydantic-ai API it maps onto):
+Law by law (verdicts from the pinned run):
 
-- `run` is `agent.run(message)`: the Agent is stateless, every call a new conversation.
-- continue_from (declared) is `agent.run(message, conversation=...)`, the Conversation
-  rebuilt with `ConversationTypeAdapter.validate_python` from the checkpoint, which is
-  `ConversationTypeAdapter.dump_python(result.conversation, mode="json")`: pydantic-ai's
-  own plain-JSON form of a conversation. A checkpoint it cannot validate is refused as
-  invalid_checkpoint (its ValidationError).
-- named_agents (declared) is `Agent(name=spec.id)`, with `infer_name=False` on every run
-  so an unnamed agent stays unnamed (by default pydantic-ai names it after the variable
-  holding it). The framework records no name in a Conversation and checks none, so
-  whatever the mismatch law finds is its own doing.
-- identity (declared): `identity.conversation_id` is the run's `conversation_id=` (a local
-  correlation id pydantic-ai carries in the Conversation and never sends to the provider),
-  and the whole identity is the run's `deps=`, the framework's one channel for per-run
-  context.
-- tool_context (declared): tools get pydantic-ai's `RunContext`. `whoami` reports
-  `ctx.deps` as the identity (what the caller named for this run; None when nobody did)
-  and, as extra evidence, `ctx.conversation_id`, which pydantic-ai always fills (a fresh
-  uuid7 when none was given), so it cannot stand for "named".
-- pause (declared): `ask_person` raises `CallDeferred(kind="question")`, pydantic-ai's
-  deferred tool for "an answer from the user" (its approval flavour, `requires_approval`,
-  is a yes/no on running a tool, while a person's answer is the call's result); the run
-  ends with `DeferredToolRequests`
-  (hence `output_type=[str, DeferredToolRequests]`), held in the Conversation's
-  `deferred_tool_requests`. `resume` is `agent.run(conversation=…,
-  deferred_tool_results=DeferredToolResults(calls={id: decision}))`. A new prompt on the
-  paused conversation raises pydantic-ai's `UserError` ("…unprocessed tool calls…"),
-  mapped to pending_question. `abandon_pause` is `repair_messages(conversation.messages)`,
-  the framework's documented way out (its UserError names it), reporting the deferred call
-  it closed.
-- in_flight_guard (declared): `Agent(max_concurrency=ConcurrencyLimit(max_running=1,
-  max_queued=0))`, pydantic-ai's documented setting for an agent that runs one thing at a
-  time; its `ConcurrencyLimitExceeded` is mapped to run_in_flight. This is configuration
-  of a mechanism the framework ships, not a guard added here; by default an Agent accepts
-  any number of concurrent runs (agents are meant to be shared).
-
-Left out (NOT_APPLICABLE), because pydantic-ai has no such concept:
-
-- follow_up: the Agent holds no conversation, so there is no "this agent's last run" to
-  continue and nothing that could refuse before a first run. The suite's follow_up is
-  still answered (other laws use it as one more door) with the pydantic-ai idiom
-  `agent.run(message, conversation=<the last result's conversation>)`, a plain new run
-  when there is none; its own laws are not claimed.
-- session_id, identity_report, memory, window, compaction, self_explain, hosting: no
-  session id reaches a run, no identity ladder is reported, no recall, no built-in window
-  or compaction (history processors are user code), no trace tools. ConversationStore
-  exists, but the hosting laws have no tests yet.
+- smoke.one-turn, run.no-history: `agent.run(m)`; an Agent holds no conversation. PASS.
+- run.conversation-id-does-not-join (identity): two fresh runs with one `conversation_id=`
+  share no history; pydantic-ai only correlates by it. PASS.
+- follow-up.* (follow_up left out): an Agent has no "last run" to continue and nothing that
+  could refuse before a first one. N/A. `follow_up` still answers other laws' calls as
+  `agent.run(m, conversation=<last result's conversation>)`, a plain run before any.
+- continue-from.any-conversation, checkpoint.plain-json, checkpoint.final-answer,
+  checkpoint.no-trim (continue_from): the Conversation round-trips as plain JSON. PASS.
+- checkpoint.carries-identity (continue_from, identity, tool_context): a Conversation
+  carries its conversation_id but not the deps, so a continued run's tool sees the id
+  without tenant and principal. FAIL.
+- mismatch.refuses-another-agents-conversation (named_agents: `Agent(name=)`): a
+  Conversation records no agent name and pydantic-ai checks none; another named Agent
+  continues it. FAIL. mismatch.default-id-never-refuses, mismatch.changed-agent-continues:
+  nothing refuses. PASS.
+- identity.ladder (session_id, identity_report left out): pydantic-ai's own ladder
+  (explicit, the history's last id, a fresh UUID7) has no session rung, and a run reports
+  the id it used but not where it came from. N/A.
+- identity.synthesized-not-published (tool_context: `RunContext`): with no id named,
+  pydantic-ai makes up a UUID7 and gives it to every tool as `ctx.conversation_id`. FAIL.
+- identity.reaches-tools (identity, tool_context): the named id and deps reach `ctx`. PASS.
+- memory.* (memory left out): no recall across conversations. N/A.
+- window.bounds-what-is-shown (window left out): no built-in window; history processors
+  are functions the user writes. N/A (the law also needs follow_up).
+- compaction.folded-travels (compaction left out): `OpenAICompaction` and
+  `AnthropicCompaction` exist but are provider-side only (the provider folds, through
+  `context_management` or OpenAI's `/responses/compact`); the framework folds nothing and
+  the fake serves neither. N/A (the law also needs follow_up).
+- in-flight.refused-before-send, in-flight.first-run-intact (in_flight_guard):
+  `Agent(max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0))`, the framework's
+  own setting, turned on here (by default an Agent runs any number of runs at once; see
+  the implementation's notes); a second run raises ConcurrencyLimitExceeded. PASS.
+- pending.refuses-new-message (pause): a new prompt on the paused Conversation is refused
+  (UserError), but the Agent takes a plain new run while the person still owes the answer.
+  FAIL. pending.resume-continues: `agent.run(conversation=..., deferred_tool_results=
+  DeferredToolResults(calls={id: decision}))`. PASS. pending.abandon-returns-dropped:
+  `repair_messages(conversation.messages)`, the way out pydantic-ai's UserError names; the
+  adapter also sets the held Conversation's `deferred_tool_requests` to None itself
+  (pydantic-ai never reads that field when running; it rebuilds it from a run's output).
+  PASS.
+- self-explain.* (self_explain left out): no trace tools. N/A.
+- hosting.* (hosting left out): the laws have no tests, and the adapter protocol no
+  hosting door yet; pydantic-ai's UI adapters with a ConversationStore are the nearest
+  thing, to revisit when those tests exist.
 """
 
 from __future__ import annotations
@@ -117,8 +129,15 @@ def _echo(text: str = "") -> str:
 
 def _whoami(ctx: RunContext[IdentitySpec | None]) -> dict[str, Any]:
     """What the run told this tool."""
-    named = ctx.deps.model_dump(exclude_none=True) if ctx.deps is not None else None
-    return {"identity": named, "session_id": None, "conversation_id": ctx.conversation_id}
+    # (The docstring above is the tool description the model is sent.) The report is what
+    # pydantic-ai's RunContext says: the namespace key is ctx.conversation_id, never the
+    # copy in deps; tenant and principal ride in ctx.deps, the run's one context channel.
+    if ctx.conversation_id is None:  # pydantic-ai fills it on every run it starts
+        return {"identity": None, "session_id": None}
+    identity: dict[str, Any] = {"conversation_id": ctx.conversation_id}
+    if ctx.deps is not None:
+        identity |= ctx.deps.model_dump(exclude_none=True, exclude={"conversation_id"})
+    return {"identity": identity, "session_id": None}
 
 
 def _ask_person(question: str = "May I?") -> str:
@@ -185,11 +204,15 @@ class PydanticAIAgent:
         identity: IdentitySpec | None = None,
         results: DeferredToolResults | None = None,
     ) -> RunOutcome:
+        # A Conversation carries its own conversation_id, and pydantic-ai refuses a second
+        # one next to it (UserError: "passing both is ambiguous"): on a continued run the
+        # identity travels as deps alone, and the Conversation's id stays the run's.
+        named_id = identity.conversation_id if identity and conversation is None else None
         with _Refusals():
             result: AgentRunResult[Any] = await self.agent.run(
                 message,
                 conversation=conversation,
-                conversation_id=identity.conversation_id if identity else None,
+                conversation_id=named_id,
                 deps=identity,
                 deferred_tool_results=results,
                 infer_name=False,
@@ -217,8 +240,8 @@ class PydanticAIAgent:
         return await self._run(message, self._last)
 
     async def checkpoint(self) -> JSON:
-        if self._last is None:
-            raise Refused(RefusalKind.NO_CONVERSATION, "no run has returned a conversation yet")
+        if self._last is None:  # pydantic-ai has nothing to refuse here: a plain error
+            raise LookupError("no run on this agent has returned a Conversation yet")
         return _checkpoint(self._last)
 
     async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
@@ -232,6 +255,8 @@ class PydanticAIAgent:
         if conversation is None or conversation.deferred_tool_requests is None:
             return None
         dropped = _pending(conversation.deferred_tool_requests)
+        # repair_messages is pydantic-ai's; clearing deferred_tool_requests is the adapter's
+        # own bookkeeping (a run never reads the field), so the held copy stops waiting.
         self._last = dataclasses.replace(
             conversation,
             messages=repair_messages(conversation.messages),
@@ -277,6 +302,12 @@ class PydanticAIImplementation:
         "turns on; by default an Agent runs any number of runs at once",
         "follow_up is not declared: an Agent holds no conversation; continuing is "
         "agent.run(message, conversation=...)",
+        "whoami reports what RunContext says: ctx.conversation_id (a UUID7 pydantic-ai makes "
+        "up when none is named) with tenant and principal from ctx.deps",
+        "an identity passed with continue_from travels as deps only: pydantic-ai refuses "
+        "conversation_id= next to conversation=, so the Conversation keeps its own id",
+        "abandon_pause is repair_messages(); the adapter also clears the held Conversation's "
+        "deferred_tool_requests, a field pydantic-ai does not read when running",
     )
 
     async def create_agent(self, spec: AgentSpec) -> PydanticAIAgent:
