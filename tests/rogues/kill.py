@@ -89,8 +89,14 @@ def run(folder: Path | None = None, workers: int | None = None) -> KillRun:
         )
         for n in range(count)
     ]
-    for process in processes:
-        process.wait()
+    try:
+        for process in processes:
+            process.wait()
+    finally:  # interrupted (Ctrl-C, a timeout): leave no worker behind
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     outcome = KillRun(folder)
     for job in listed:
         name = str(job["name"])

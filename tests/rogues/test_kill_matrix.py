@@ -25,6 +25,10 @@ from .kill import (
 )
 from .matrix_doc import render
 
+# The kill run behind the first test is some 34 suite runs; the project's 60 s
+# per-test timeout is for single tests.
+pytestmark = pytest.mark.timeout(1800)
+
 
 @pytest.fixture(scope="session")
 def kill(tmp_path_factory: pytest.TempPathFactory) -> KillRun:
