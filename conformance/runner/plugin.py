@@ -68,6 +68,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--record", type=Path, help="write each test's normalized wire recording into this folder"
     )
+    group.addoption(
+        "--timeout-multiplier",
+        type=float,
+        default=1.0,
+        help="scale every timeout the runner applies (slow machines: 2, 3, ...)",
+    )
 
 
 def load_implementation(spec: str) -> Implementation:
