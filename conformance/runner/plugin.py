@@ -55,10 +55,17 @@ _IMPLEMENTATION = pytest.StashKey[Implementation]()
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
 
+# Options and report labels for `--impl cmd:...` adapters.
+pytest_plugins = ("conformance.stdio.runner_hooks",)
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("turnlaw", "turnlaw conformance suite")
-    group.addoption("--impl", default=DEFAULT_IMPL, help="module:attr of the Implementation")
+    group.addoption(
+        "--impl",
+        default=DEFAULT_IMPL,
+        help="module:attr of the Implementation, or cmd:<command line> of a stdio adapter",
+    )
     group.addoption(
         "--dialects", default="all", help="comma-separated dialects to run (default: all it has)"
     )
@@ -76,8 +83,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def load_implementation(spec: str) -> Implementation:
-    """`module:attr` -> the Implementation, or a UsageError that says what is wrong."""
+def load_implementation(spec: str, config: pytest.Config | None = None) -> Implementation:
+    """`module:attr` -> the Implementation, or a UsageError that says what is wrong.
+    `cmd:<command line>` starts a stdio adapter (conformance.stdio) for the session."""
+    if spec.startswith("cmd:"):
+        from ..stdio.runner_hooks import command_implementation
+
+        return command_implementation(spec, config)
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise pytest.UsageError(f"--impl {spec!r}: expected 'module:attribute'")
@@ -106,7 +118,7 @@ def load_implementation(spec: str) -> Implementation:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "law(*ids): the conformance laws this test checks")
-    implementation = load_implementation(config.getoption("--impl"))
+    implementation = load_implementation(config.getoption("--impl"), config)
     config.stash[_IMPLEMENTATION] = implementation
     config.stash[_COLLECTOR] = Collector(
         implementation,
