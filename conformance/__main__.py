@@ -1,12 +1,22 @@
-"""`python -m conformance laws-doc [--check]`: write (or check) docs/laws.md."""
+"""`python -m conformance`: laws-doc (write or check docs/laws.md), schema (print a file
+or protocol format's JSON Schema), replay (replay a stored failing case)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .lawdoc import laws_markdown
+
+
+def _schemas() -> dict[str, Any]:
+    from .replay.model import repro_file_schema
+    from .stdio.protocol import adapter_schema
+
+    return {"adapter": adapter_schema, "repro-file": repro_file_schema}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,7 +25,26 @@ def main(argv: list[str] | None = None) -> int:
     doc = commands.add_parser("laws-doc", help="generate docs/laws.md from the law registry")
     doc.add_argument("--out", type=Path, default=Path("docs/laws.md"))
     doc.add_argument("--check", action="store_true", help="fail if the file is out of date")
+    schema = commands.add_parser("schema", help="print a format's JSON Schema")
+    schema.add_argument("format", choices=["adapter", "repro-file"])
+    replay = commands.add_parser("replay", help="replay a stored failing case (repro file)")
+    replay.add_argument("file", type=Path, help="repro/<law-id>-<hash>.json")
+    replay.add_argument("--impl", help="module:attr or cmd:<command line> (default: the file's)")
+    replay.add_argument("--timeout-multiplier", type=float, default=1.0)
+    replay.add_argument("--validate-protocol", action="store_true")
     args = parser.parse_args(argv)
+    if args.command == "schema":
+        print(json.dumps(_schemas()[args.format](), indent=2))
+        return 0
+    if args.command == "replay":
+        from .replay.player import replay_main
+
+        return replay_main(
+            args.file,
+            impl=args.impl,
+            timeout_multiplier=args.timeout_multiplier,
+            validate_protocol=args.validate_protocol,
+        )
     text = laws_markdown()
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
