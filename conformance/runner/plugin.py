@@ -33,18 +33,21 @@ settings.register_profile(
     max_examples=8,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    print_blob=True,  # the shrunk example's blob goes into the repro file
 )
 settings.register_profile(
     "dev",
     max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    print_blob=True,  # the shrunk example's blob goes into the repro file
 )
 settings.register_profile(
     "thorough",
     max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    print_blob=True,  # the shrunk example's blob goes into the repro file
 )
 
 DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
@@ -55,8 +58,8 @@ _IMPLEMENTATION = pytest.StashKey[Implementation]()
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
 
-# Options and report labels for `--impl cmd:...` adapters.
-pytest_plugins = ("conformance.stdio.runner_hooks",)
+# Options and report labels for `--impl cmd:...` adapters; repro files of failing tests.
+pytest_plugins = ("conformance.stdio.runner_hooks", "conformance.replay.capture")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
