@@ -9,7 +9,7 @@ from __future__ import annotations
 import nox
 
 nox.options.default_venv_backend = "uv|virtualenv"
-nox.options.sessions = ["tests", "conformance", "lint"]
+nox.options.sessions = ["tests", "conformance", "js-runtime", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
@@ -40,6 +40,33 @@ def conformance(session: nox.Session) -> None:
         "conformance.laws",
         "--hypothesis-profile=ci",
         "-q",
+        *session.posargs,
+    )
+
+
+@nox.session(python=PYTHON, name="js-runtime")
+def js_runtime(session: nox.Session) -> None:
+    """Every law against examples/js-runtime (plain JavaScript on Node, no npm packages)
+    through its stdio adapter, with its expectation manifest. Needs `node` (20+) on PATH."""
+    session.install("-e", ".")
+    repro = session.create_tmp()  # a failing law's repro file lands here, not in the repo
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-p",
+        "conformance.runner.plugin",
+        "--pyargs",
+        "conformance.laws",
+        "--hypothesis-profile=ci",
+        "-q",
+        "--impl",
+        "cmd:node examples/js-runtime/adapter.mjs",
+        "--validate-protocol",
+        "--expectations",
+        "examples/js-runtime/expectations.toml",
+        "--repro-dir",
+        f"{repro}/repro",
         *session.posargs,
     )
 
