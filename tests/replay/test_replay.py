@@ -16,6 +16,7 @@ from conformance.replay.model import ReproFile, load_repro
 
 ROOT = Path(__file__).parents[2]
 AMNESIAC = "tests.replay.amnesiac:implementation"
+SHORT_NAMES = "tests.replay.short_names:implementation"
 REFERENCE_CMD = "cmd:" + shlex.join([sys.executable, "-m", "reference_impl.stdio_adapter"])
 
 
@@ -25,30 +26,46 @@ def python(*args: str, timeout: float = 200) -> subprocess.CompletedProcess[str]
     )
 
 
+def suite(folder: Path, impl: str, *modules: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "conformance.runner.plugin",
+            "-p",
+            "no:cacheprovider",
+            "--pyargs",
+            *modules,
+            "--hypothesis-profile=ci",
+            "--dialects",
+            "openai-chat",
+            "--impl",
+            impl,
+            "--repro-dir",
+            str(folder),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+    )
+
+
 @pytest.fixture(scope="module")
 def stored(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Path], str]:
-    """Run two law modules against the amnesiac; return its repro files by test module."""
+    """Run law modules against the two broken implementations (side by side); return
+    their repro files by test name, and the amnesiac run's output."""
     folder = tmp_path_factory.mktemp("repro")
-    done = python(
-        "-m",
-        "pytest",
-        "-p",
-        "conformance.runner.plugin",
-        "-p",
-        "no:cacheprovider",
-        "--pyargs",
-        "conformance.laws.test_run",
-        "conformance.laws.test_stateful",
-        "--hypothesis-profile=ci",
-        "--dialects",
-        "openai-chat",
-        "--impl",
-        AMNESIAC,
-        "--repro-dir",
-        str(folder),
-    )
+    runs = [
+        suite(folder, AMNESIAC, "conformance.laws.test_run", "conformance.laws.test_stateful"),
+        suite(folder, SHORT_NAMES, "conformance.laws.test_whose_conversation"),
+    ]
+    outputs = [finish(run)[1] for run in runs]  # wait for both
+    output = outputs[0]
     files = {load_repro(path).test.name.split("[")[0]: path for path in folder.glob("*.json")}
-    return files, done.stdout
+    return files, output
 
 
 def test_a_failing_law_test_leaves_a_repro_file_and_prints_the_replay_command(
@@ -59,6 +76,7 @@ def test_a_failing_law_test_leaves_a_repro_file_and_prints_the_replay_command(
         "test_a_second_run_shows_only_its_own_message",
         "test_the_same_conversation_id_does_not_join_two_runs",
         "test_every_door_shows_the_model_what_the_law_predicts",
+        "test_ids_decide_only_when_both_sides_named_themselves",
     }, output[-3000:]
     plain = load_repro(files["test_a_second_run_shows_only_its_own_message"])
     assert plain.law == "run.no-history" and plain.outcome == "FAIL"
@@ -70,7 +88,13 @@ def test_a_failing_law_test_leaves_a_repro_file_and_prints_the_replay_command(
     machine = load_repro(files["test_every_door_shows_the_model_what_the_law_predicts"])
     assert machine.example is not None and machine.example.blob
     assert any(step.startswith("state.run(") for step in machine.example.steps)
-    for path in files.values():
+    given = load_repro(files["test_ids_decide_only_when_both_sides_named_themselves"])
+    assert given.implementation == SHORT_NAMES and given.example is not None
+    assert any("pair=('a', 'a')" in step for step in given.example.steps), given.example.steps
+    assert not any(" at 0x" in step for step in given.example.steps), "addresses are noise"
+    for name, path in files.items():
+        if given.test.name.startswith(name):
+            continue
         assert f"python -m conformance replay {path} --impl {AMNESIAC}" in output
         ReproFile.model_validate_json(path.read_text())
 
@@ -95,7 +119,7 @@ def finish(run: subprocess.Popen[str]) -> tuple[int, str]:
     return run.returncode, output
 
 
-# Three replays side by side, each a fresh pytest process (~5-15 s on a loaded machine).
+# Four replays side by side, each a fresh pytest process (~5-15 s on a loaded machine).
 @pytest.mark.timeout(300)
 def test_replay_fails_against_the_broken_runtime_and_passes_against_the_reference(
     stored: tuple[dict[str, Path], str],
@@ -103,7 +127,9 @@ def test_replay_fails_against_the_broken_runtime_and_passes_against_the_referenc
     files, _ = stored
     plain = files["test_a_second_run_shows_only_its_own_message"]
     machine = files["test_every_door_shows_the_model_what_the_law_predicts"]
+    given = files["test_ids_decide_only_when_both_sides_named_themselves"]
     runs = {
+        "given, same": replay(given),
         "plain, same": replay(plain),
         "machine, same": replay(machine),
         "machine, reference over cmd": replay(machine, REFERENCE_CMD),
@@ -115,6 +141,12 @@ def test_replay_fails_against_the_broken_runtime_and_passes_against_the_referenc
     assert "verdict:  FAIL            run.no-history" in output
     assert "wire:     identical to the recording" in output
     assert "run() carried an earlier conversation" in output
+
+    code, output = results["given, same"]
+    assert code == 1, output
+    assert "replayed: the shrunk Hypothesis example" in output
+    assert "verdict:  FAIL            mismatch.default-id-never-refuses" in output
+    assert "a conversation recorded by agent id 'a' was refused" in output
 
     code, output = results["machine, same"]
     assert code == 1, output
