@@ -14,13 +14,8 @@ from conformance.stdio.serve import serve
 
 from .conformance_adapter import implementation
 
-INFO = ImplementationInfo(
-    name=implementation.name,
-    language="python",
-    version=__version__,
-    homepage="https://github.com/turnlaw/turnlaw",
-    issue_tracker="https://github.com/turnlaw/turnlaw/issues",
-)
+INFO = ImplementationInfo(name=implementation.name, language="python", version=__version__)
+"""No homepage or issue tracker: the project has not published either."""
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, StrictBool, TypeAdapter, ValidationError
 
 from ..adapter import JSON, IdentityReport, RunOutcome
 from ._process import AdapterProcess, StderrTail
@@ -37,7 +37,7 @@ LENIENT_RESULTS: dict[str, TypeAdapter[Any]] = {
     "checkpoint": TypeAdapter(JSON),
     "resume": TypeAdapter(RunOutcome),
     "abandon_pause": TypeAdapter(dict[str, str] | None),
-    "can_explain": TypeAdapter(bool),
+    "can_explain": TypeAdapter(StrictBool),  # "no" must not read as a yes or a no
     "last_identity": TypeAdapter(IdentityReport | None),
     "agent.close": TypeAdapter(Any),
     "stop": TypeAdapter(Any),
@@ -173,6 +173,7 @@ class Channel:
         self.fail(AdapterProtocolError(message, stderr_tail=self.stderr.text()))
 
     def _eof(self) -> None:
+        self.process.drain_stderr()
         code = self.process.returncode()
         how = "closed its stdout" if code is None else f"exited with status {code}"
         with self._lock:

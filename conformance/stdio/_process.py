@@ -108,6 +108,11 @@ class AdapterProcess:
         self.wait(5)
         self._writes.put(_STOP)
 
+    def drain_stderr(self, timeout: float = 1.0) -> None:
+        """Wait (briefly) until stderr is read to its end, so a crash report has the
+        adapter's last words; stderr ends when the process exits."""
+        self._threads[1].join(timeout)
+
     def close_stdin(self) -> None:
         self._writes.put(_STOP)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter
 
 from ..adapter import (
     JSON,
@@ -225,7 +225,7 @@ RESULTS: dict[str, TypeAdapter[Any]] = {
     "checkpoint": TypeAdapter(JSON),
     "resume": TypeAdapter(StrictRunOutcome),
     "abandon_pause": TypeAdapter(AbandonedPause | None),
-    "can_explain": TypeAdapter(bool),
+    "can_explain": TypeAdapter(StrictBool),
     "last_identity": TypeAdapter(StrictIdentityReport | None),
     "agent.close": TypeAdapter(None),
     "stop": TypeAdapter(None),

@@ -18,6 +18,7 @@ from ..adapter import Implementation
 from .connector import MAX_RESTARTS, ConnectorOptions, StdioImplementation, parse_command
 from .errors import AdapterFailure, CommandSpecError
 
+MESSAGE_LIMIT = 3000
 DETAIL_LIMIT = 3500
 """The results file keeps the last 4000 characters of an ERROR's report: the label and
 the adapter's message come first and the traceback is clipped to fit after them."""
@@ -74,6 +75,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     failure = _adapter_failure(call)
     if report.failed and failure is not None:
         message = f"{failure.label}: {type(failure).__name__}: {failure}"
+        if len(message) > MESSAGE_LIMIT:  # keep the label and the stderr tail's end
+            message = message[:1000] + "\n[…]\n" + message[-(MESSAGE_LIMIT - 1010) :]
         rest = str(report.longrepr or "")
         room = max(DETAIL_LIMIT - len(message), 500)
         report.longrepr = f"{message}\n\n--- traceback (tail) ---\n{rest[-room:]}"

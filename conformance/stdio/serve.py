@@ -10,6 +10,7 @@ pending laws see the runtime's own concurrency, not this loop's.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import threading
 import traceback
@@ -132,8 +133,6 @@ def _plain(result: Any) -> Any:
 
 
 def _seq_of(line: str) -> int | None:
-    import json
-
     try:
         seq = json.loads(line).get("seq")
     except (ValueError, AttributeError):

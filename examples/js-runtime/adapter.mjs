@@ -17,8 +17,8 @@ const START = {
     name: "turnlaw js-runtime example",
     language: "javascript",
     version: "0.1.0",
-    homepage: "https://github.com/turnlaw/turnlaw/tree/main/examples/js-runtime",
-    issue_tracker: "https://github.com/turnlaw/turnlaw/issues",
+    homepage: null, // an example inside turnlaw: nothing published of its own
+    issue_tracker: null,
   },
   capabilities: ["follow_up", "continue_from", "named_agents", "in_flight_guard"],
   dialects: ["openai-chat"],

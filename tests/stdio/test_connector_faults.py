@@ -33,6 +33,7 @@ async def test_a_crash_is_a_crash_with_the_exit_status_and_stderr(start_faulty: 
     assert "exited with status 3" in message
     assert "unanswered: run (seq" in message
     assert "segfault in the runtime (simulated)" in crashed.value.stderr_tail
+    assert "shard 99" in crashed.value.stderr_tail and "shard 0 " not in crashed.value.stderr_tail
     assert crashed.value.label == "CRASH"
 
 

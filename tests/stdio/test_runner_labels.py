@@ -57,6 +57,7 @@ def test_an_adapter_failure_is_labelled_in_the_results(
     assert record.outcome is outcome, record.detail
     assert record.detail.startswith(label), record.detail[:300]
     assert evidence in record.detail
+    assert len(record.detail) <= 4000  # the label survives the results file's clipping
     assert "adapter broken" in output
 
 

@@ -1,4 +1,5 @@
-"""Crashes on every run: a message on stderr, then exit status 3."""
+"""Crashes on every run: a long log on stderr (longer than the kept tail), its last
+words, then exit status 3."""
 
 import sys
 
@@ -6,6 +7,8 @@ from _minimal import serve
 
 
 def crash(request: dict) -> None:
+    for n in range(100):
+        print(f"faulty adapter: loading shard {n} of the runtime's state", file=sys.stderr)
     print("faulty adapter: segfault in the runtime (simulated)", file=sys.stderr, flush=True)
     sys.exit(3)
 
