@@ -77,6 +77,11 @@ def test_an_adapter_that_dies_before_start_says_why() -> None:
     assert "cannot import my_runtime" in crashed.value.stderr_tail
 
 
+def test_an_unknown_capability_in_the_start_reply_is_a_protocol_error() -> None:
+    with pytest.raises(AdapterProtocolError, match=r"start .* wrong shape(.|\n)*teleport"):
+        StdioImplementation(faulty_argv("bad_start"))
+
+
 def test_a_command_that_does_not_exist_is_a_crash_at_start(tmp_path: Path) -> None:
     with pytest.raises(AdapterCrashed, match="cannot start the adapter"):
         StdioImplementation([str(tmp_path / "no-such-adapter")])

@@ -89,3 +89,9 @@ def test_a_working_adapter_with_noisy_stderr_is_judged_on_the_wire(
     assert record.outcome is Outcome.FAIL, record.detail
     assert not record.detail.startswith(("CRASH", "PROTOCOL", "TIMEOUT"))
     assert "debug 0: thinking about run" in stderr_copy.read_text()
+
+
+def test_a_cmd_spec_without_a_command_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    run = pytester.runpytest(*SMOKE, "--impl", "cmd:  ")
+    assert run.ret == pytest.ExitCode.USAGE_ERROR
+    run.stderr.fnmatch_lines(["*--impl 'cmd:  ': no command after 'cmd:'*"])
