@@ -82,7 +82,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--timeout-multiplier",
         type=float,
         default=1.0,
-        help="scale every timeout the runner applies (slow machines: 2, 3, ...)",
+        help="scale the runner's timeouts, e.g. a cmd: adapter's reply timeout (slow machines: 2)",
     )
 
 
