@@ -27,11 +27,13 @@ class StderrTail:
     def __init__(self, lines: int = STDERR_TAIL_LINES, copy_to: Path | None = None) -> None:
         self._lines: collections.deque[str] = collections.deque(maxlen=lines)
         self._lock = threading.Lock()
+        self.written = 0  # lines ever added: a mark for "since this test began"
         self._copy = copy_to.open("a", encoding="utf-8") if copy_to else None
 
     def add(self, line: str) -> None:
         with self._lock:
             self._lines.append(line)
+            self.written += 1
             if self._copy is not None:
                 self._copy.write(line)
                 self._copy.flush()
@@ -39,6 +41,12 @@ class StderrTail:
     def text(self) -> str:
         with self._lock:
             return "".join(self._lines)
+
+    def since(self, mark: int) -> str:
+        """The kept lines added after `mark` (a value of `written`)."""
+        with self._lock:
+            fresh = min(self.written - mark, len(self._lines))
+            return "".join(list(self._lines)[len(self._lines) - fresh :]) if fresh > 0 else ""
 
     def close(self) -> None:
         with self._lock:

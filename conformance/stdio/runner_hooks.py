@@ -68,10 +68,32 @@ def _stop(implementation: StdioImplementation) -> None:
     implementation.stop()
 
 
+_STDERR_MARK = pytest.StashKey[int]()
+
+
+def _stdio_implementation(item: pytest.Item) -> StdioImplementation | None:
+    from ..runner.plugin import _IMPLEMENTATION
+
+    implementation = item.config.stash.get(_IMPLEMENTATION, None)
+    return implementation if isinstance(implementation, StdioImplementation) else None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    implementation = _stdio_implementation(item)
+    if implementation is not None:
+        item.stash[_STDERR_MARK] = implementation.stderr.written
+
+
 @pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """Innermost, so the runner's collector already sees the label."""
+    """Innermost, so the runner's collector already sees the label. A failed test also
+    gets what the adapter wrote on stderr while it ran, as a report section."""
     report = yield
+    implementation = _stdio_implementation(item)
+    if report.failed and implementation is not None and _STDERR_MARK in item.stash:
+        written = implementation.stderr.since(item.stash[_STDERR_MARK])
+        if written:
+            report.sections.append(("adapter stderr (during this test)", written))
     failure = _adapter_failure(call)
     if report.failed and failure is not None:
         message = f"{failure.label}: {type(failure).__name__}: {failure}"
