@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from ..adapter import Implementation
+from ..adapter import Implementation, Refused
 from .connector import MAX_RESTARTS, ConnectorOptions, StdioImplementation, parse_command
-from .errors import AdapterFailure, CommandSpecError
+from .errors import AdapterFailure, AdapterReportedError, CommandSpecError
 
 MESSAGE_LIMIT = 3000
 DETAIL_LIMIT = 3500
@@ -45,17 +45,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def command_implementation(spec: str, config: pytest.Config | None) -> Implementation:
     """Start the `cmd:` adapter for this session, or a UsageError saying why it cannot."""
     options = ConnectorOptions()
+    multiplier = float(config.getoption("--timeout-multiplier", default=1.0)) if config else 1.0
+    if multiplier <= 0:
+        raise pytest.UsageError(f"--timeout-multiplier {multiplier:g}: must be more than 0")
     if config is not None:
         options = ConnectorOptions(
             validate=bool(config.getoption("--validate-protocol", default=False)),
             max_restarts=int(config.getoption("--adapter-restarts", default=MAX_RESTARTS)),
             stderr_log=config.getoption("--adapter-stderr", default=None),
-        ).scaled(float(config.getoption("--timeout-multiplier", default=1.0) or 1.0))
+        ).scaled(multiplier)
     try:
         implementation = StdioImplementation(parse_command(spec), options)
     except CommandSpecError as error:
         raise pytest.UsageError(str(error)) from error
-    except AdapterFailure as error:
+    except (AdapterFailure, AdapterReportedError, Refused) as error:
         raise pytest.UsageError(
             f"--impl {spec!r}: the adapter did not start: {type(error).__name__}: {error}"
         ) from error

@@ -71,12 +71,27 @@ def test_validate_protocol_refuses_a_reply_field_outside_the_protocol(
     assert "wrong shape" in record.detail
 
 
-def test_an_adapter_that_cannot_start_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    code, records, output = run_smoke(pytester, "crash_at_start")
+@pytest.mark.parametrize(
+    ("adapter", "why"),
+    [
+        ("crash_at_start", "cannot import my_runtime"),
+        ("old_protocol", "this adapter speaks protocol 0, not 1"),
+    ],
+)
+def test_an_adapter_that_cannot_start_is_a_usage_error(
+    pytester: pytest.Pytester, adapter: str, why: str
+) -> None:
+    code, records, output = run_smoke(pytester, adapter)
     assert code == pytest.ExitCode.USAGE_ERROR
     assert "the adapter did not start" in output
-    assert "cannot import my_runtime" in output
+    assert why in output
     assert records == []
+
+
+def test_a_timeout_multiplier_of_zero_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    code, _, output = run_smoke(pytester, "chatty_stderr", "--timeout-multiplier", "0")
+    assert code == pytest.ExitCode.USAGE_ERROR
+    assert "--timeout-multiplier 0: must be more than 0" in output
 
 
 def test_a_working_adapter_with_noisy_stderr_is_judged_on_the_wire(
