@@ -18,6 +18,7 @@ nox.options.sessions = [
     "thirdparty-pydantic_ai",
     "thirdparty-openai_agents",
     "thirdparty-langgraph",
+    "js-runtime",
     "lint",
 ]
 nox.options.reuse_existing_virtualenvs = True
@@ -121,6 +122,33 @@ def conformance_matrix(session: nox.Session) -> None:
     if not found:
         session.error(f"no results in {RESULTS}: run nox -s conformance thirdparty-... first")
     session.run("python", "-m", "conformance", "matrix", "--results", *found)
+
+
+@nox.session(python=PYTHON, name="js-runtime")
+def js_runtime(session: nox.Session) -> None:
+    """Every law against examples/js-runtime (plain JavaScript on Node, no npm packages)
+    through its stdio adapter, with its expectation manifest. Needs `node` (20+) on PATH."""
+    session.install("-e", ".")
+    repro = session.create_tmp()  # a failing law's repro file lands here, not in the repo
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-p",
+        "conformance.runner.plugin",
+        "--pyargs",
+        "conformance.laws",
+        "--hypothesis-profile=ci",
+        "-q",
+        "--impl",
+        "cmd:node examples/js-runtime/adapter.mjs",
+        "--validate-protocol",
+        "--expectations",
+        "examples/js-runtime/expectations.toml",
+        "--repro-dir",
+        f"{repro}/repro",
+        *session.posargs,
+    )
 
 
 @nox.session(python=PYTHON)

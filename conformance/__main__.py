@@ -1,17 +1,25 @@
-"""`python -m conformance laws-doc [--check]`: write (or check) docs/laws.md.
-`python -m conformance report RESULTS.jsonl`: read a results file back, per law.
-`python -m conformance matrix [--results FILE...] [--check]`: write (or check)
-docs/conformance-matrix.md and its columns from fresh results files (see matrix.py).
-"""
+"""`python -m conformance`: laws-doc (write or check docs/laws.md), report (read a results
+file back; exit 2 when truncated), matrix (write or check docs/conformance-matrix.md from
+results files), schema (print a file or protocol format's JSON Schema), replay (replay a
+stored failing case)."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from .lawdoc import laws_markdown
 from .runner.report import print_report
+
+
+def _schemas() -> dict[str, Any]:
+    from .replay.model import repro_file_schema
+    from .stdio.protocol import adapter_schema
+
+    return {"adapter": adapter_schema, "repro-file": repro_file_schema}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,11 +49,30 @@ def main(argv: list[str] | None = None) -> int:
     matrix.add_argument("--doc", type=Path, default=None, help="the Markdown file to write")
     matrix.add_argument("--columns", type=Path, default=None, help="folder of committed columns")
     matrix.add_argument("--readme", type=Path, default=None, help="README with a summary block")
+    schema = commands.add_parser("schema", help="print a format's JSON Schema")
+    schema.add_argument("format", choices=["adapter", "repro-file"])
+    replay = commands.add_parser("replay", help="replay a stored failing case (repro file)")
+    replay.add_argument("file", type=Path, help="repro/<law-id>-<hash>.json")
+    replay.add_argument("--impl", help="module:attr or cmd:<command line> (default: the file's)")
+    replay.add_argument("--timeout-multiplier", type=float, default=1.0)
+    replay.add_argument("--validate-protocol", action="store_true")
     args = parser.parse_args(argv)
     if args.command == "report":
         return print_report(args.results)
     if args.command == "matrix":
         return _matrix(args)
+    if args.command == "schema":
+        print(json.dumps(_schemas()[args.format](), indent=2))
+        return 0
+    if args.command == "replay":
+        from .replay.player import replay_main
+
+        return replay_main(
+            args.file,
+            impl=args.impl,
+            timeout_multiplier=args.timeout_multiplier,
+            validate_protocol=args.validate_protocol,
+        )
     text = laws_markdown()
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""

@@ -45,6 +45,7 @@ from hypothesis.stateful import (
 )
 
 from conformance.adapter import AgentSpec, Implementation, RefusalKind, Refused, RunOutcome
+from conformance.replay.hypothesis_examples import reproducing
 from conformance.runner.plugin import FAKE_KEY
 from conformance.wire import ScriptedProvider, text
 from conformance.wire.ir import Dialect
@@ -276,7 +277,8 @@ def play(machine_class: type[RuleBasedStateMachine], seed: list[tuple[Any, ...]]
 async def test_every_door_shows_the_model_what_the_law_predicts(
     fake: ScriptedProvider, implementation: Implementation, dialect: Dialect
 ) -> None:
-    machine = doors(fake, implementation, dialect, asyncio.get_running_loop())
+    # On `python -m conformance replay`, the stored shrunk example is played instead.
+    machine = reproducing(doors(fake, implementation, dialect, asyncio.get_running_loop()))
     # Settings come from the active profile (--hypothesis-profile), except what is this
     # test's own: sequences of up to 12 steps, and at least 20 of them whatever the
     # profile says — fewer rarely reach a bug that needs a continuation and then three

@@ -34,18 +34,21 @@ settings.register_profile(
     max_examples=8,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    print_blob=True,  # the shrunk example's blob goes into the repro file
 )
 settings.register_profile(
     "dev",
     max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    print_blob=True,  # the shrunk example's blob goes into the repro file
 )
 settings.register_profile(
     "thorough",
     max_examples=300,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    print_blob=True,  # the shrunk example's blob goes into the repro file
 )
 
 DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
@@ -61,10 +64,17 @@ _IMPLEMENTATION = pytest.StashKey[Implementation]()
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
 
+# Options and report labels for `--impl cmd:...` adapters; repro files of failing tests.
+pytest_plugins = ("conformance.stdio.runner_hooks", "conformance.replay.capture")
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("turnlaw", "turnlaw conformance suite")
-    group.addoption("--impl", default=DEFAULT_IMPL, help="module:attr of the Implementation")
+    group.addoption(
+        "--impl",
+        default=DEFAULT_IMPL,
+        help="module:attr of the Implementation, or cmd:<command line> of a stdio adapter",
+    )
     group.addoption(
         "--dialects", default="all", help="comma-separated dialects to run (default: all it has)"
     )
@@ -85,12 +95,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--timeout-multiplier",
         type=float,
         default=1.0,
-        help="scale every deadline of the run (slow machines, slow runtimes); default 1",
+        help="scale every deadline of the run: adapter calls, a cmd: adapter's replies, test "
+        "timeouts (slow machines, slow runtimes; e.g. 2); default 1",
     )
 
 
-def load_implementation(spec: str) -> Implementation:
-    """`module:attr` -> the Implementation, or a UsageError that says what is wrong."""
+def load_implementation(spec: str, config: pytest.Config | None = None) -> Implementation:
+    """`module:attr` -> the Implementation, or a UsageError that says what is wrong.
+    `cmd:<command line>` starts a stdio adapter (conformance.stdio) for the session."""
+    if spec.startswith("cmd:"):
+        from ..stdio.runner_hooks import command_implementation
+
+        return command_implementation(spec, config)
     module_name, _, attr = spec.partition(":")
     if not module_name or not attr:
         raise pytest.UsageError(f"--impl {spec!r}: expected 'module:attribute'")
@@ -119,7 +135,7 @@ def load_implementation(spec: str) -> Implementation:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "law(*ids): the conformance laws this test checks")
-    implementation = load_implementation(config.getoption("--impl"))
+    implementation = load_implementation(config.getoption("--impl"), config)
     config.stash[_IMPLEMENTATION] = implementation
     config.stash[_COLLECTOR] = Collector(
         implementation,

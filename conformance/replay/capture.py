@@ -1,0 +1,103 @@
+"""Writing a repro file when a law test fails (loaded by conformance.runner.plugin).
+
+`--repro-dir DIR` (default `repro/`, which .gitignore keeps out of the repository)
+receives `<law-id>-<short-hash>.json` for every test that failed after the expectation
+manifest was applied (a known failure is not news), and the failure report ends with
+the command that replays it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import __version__
+from ..runner.outcomes import Outcome
+from ..wire import ScriptedProvider
+from .hypothesis_examples import extract_example
+from .model import ReproFile, TestRef, source_sha256
+
+WORTH_REPLAYING = {Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("turnlaw", "turnlaw conformance suite")
+    group.addoption(
+        "--repro-dir",
+        type=Path,
+        default=Path("repro"),
+        help="write a replayable repro file for each failing law test here (default: repro/)",
+    )
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Outermost: it sees the report after the runner classified it and applied the
+    manifest."""
+    report = yield
+    if report.when == "call" and report.failed:
+        path = write_repro(item, call, report)
+        if path is not None:
+            command = replay_command(path, str(item.config.getoption("--impl")))
+            longrepr = report.longrepr
+            if hasattr(longrepr, "addsection"):
+                longrepr.addsection("turnlaw replay", command)
+            else:
+                report.longrepr = f"{longrepr}\n\nturnlaw replay: {command}"
+    return report
+
+
+def replay_command(path: Path, impl: str) -> str:
+    return shlex.join(["python", "-m", "conformance", "replay", str(path), "--impl", impl])
+
+
+def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> Path | None:
+    """Store the failing case; None when the test checks no law or did not really fail."""
+    from ..runner.plugin import _COLLECTOR, law_ids
+
+    laws = law_ids(item)
+    collector = item.config.stash.get(_COLLECTOR, None)
+    if not laws or collector is None or not collector.by_law.get(laws[0]):
+        return None
+    record = collector.by_law[laws[0]][-1]
+    if record.outcome not in WORTH_REPLAYING:
+        return None
+    module = getattr(item, "module", None)
+    if module is None or not getattr(module, "__file__", None):
+        return None
+    callspec = getattr(item, "callspec", None)
+    dialect = callspec.params.get("dialect") if callspec is not None else None
+    fake = getattr(item, "funcargs", {}).get("fake")
+    config = item.config
+    repro = ReproFile(
+        law=laws[0],
+        laws=laws,
+        test=TestRef(
+            module=module.__name__,
+            name=item.name,
+            nodeid=item.nodeid,
+            source_sha256=source_sha256(module.__file__),
+        ),
+        implementation=str(config.getoption("--impl")),
+        dialect=dialect,
+        hypothesis_profile=_option(config, "hypothesis_profile"),
+        hypothesis_seed=_option(config, "hypothesis_seed"),
+        outcome=record.outcome,
+        failure=record.detail[-4000:],
+        example=extract_example(call.excinfo.value) if call.excinfo else None,
+        wire=fake.wire.export_data() if isinstance(fake, ScriptedProvider) else [],
+        suite_version=__version__,
+    )
+    folder: Path = config.getoption("--repro-dir")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / repro.file_name()
+    path.write_text(repro.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _option(config: pytest.Config, name: str) -> str | None:
+    value = config.getoption(name, default=None)
+    return None if value is None else str(value)

@@ -1,0 +1,165 @@
+"""`python -m conformance replay FILE [--impl SPEC]`: replay a stored failing case.
+
+It runs exactly the stored test (same module, same parameters, same dialect and
+Hypothesis profile) in a fresh pytest process against `--impl` (default: the
+implementation it failed against), with the stored shrunk example when there is one,
+and prints the verdict per law next to the recorded one. For a test that is not
+property-based it also says whether the fake saw the same wire as in the recording.
+Exit status: 0 when every law passes on replay, 1 when one does not, 2 when the file
+or the stored test cannot be used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..runner.collect import read_results
+from ..runner.outcomes import Outcome, worst
+from .model import ReproError, ReproFile, load_repro, source_sha256
+
+REPLAY_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcomes: dict[str, Outcome]
+    details: dict[str, str]
+    same_wire: bool | None
+    output: str
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.outcomes) and all(o is Outcome.PASS for o in self.outcomes.values())
+
+
+def replay(
+    repro: ReproFile,
+    repro_path: Path,
+    *,
+    impl: str | None = None,
+    timeout_multiplier: float = 1.0,
+    validate_protocol: bool = False,
+) -> Verdict:
+    """Run the stored test once against `impl` and collect its per-law outcomes."""
+    try:
+        module = importlib.import_module(repro.test.module)
+    except ImportError as error:
+        raise ReproError(
+            f"the stored test's module {repro.test.module} is gone: {error}"
+        ) from error
+    test_file = Path(module.__file__ or "")
+    if source_sha256(test_file) != repro.test.source_sha256:
+        raise ReproError(
+            f"{repro.test.module} changed since this failure was stored: its shrunk example "
+            "may not mean the same any more. Rerun the suite to get a fresh repro file."
+        )
+    with tempfile.TemporaryDirectory(prefix="turnlaw-replay-") as scratch:
+        folder = Path(scratch)
+        args = [
+            sys.executable,
+            "-m",
+            "pytest",
+            f"{test_file}::{repro.test.name}",
+            "-p",
+            "conformance.runner.plugin",
+            "-p",
+            "conformance.replay.replaying",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "asyncio_default_fixture_loop_scope=function",
+            "-q",
+            "--replay-file",
+            str(repro_path),
+            "--impl",
+            impl or repro.implementation,
+            "--results",
+            str(folder / "results.jsonl"),
+            "--repro-dir",
+            str(folder / "repro"),
+            "--record",
+            str(folder / "wire"),
+            "--timeout-multiplier",
+            str(timeout_multiplier),
+        ]
+        if repro.dialect is not None:
+            args += ["--dialects", repro.dialect.value]
+        if repro.hypothesis_profile:
+            args.append(f"--hypothesis-profile={repro.hypothesis_profile}")
+        if repro.hypothesis_seed:
+            args.append(f"--hypothesis-seed={repro.hypothesis_seed}")
+        if validate_protocol:
+            args.append("--validate-protocol")
+        done = subprocess.run(
+            args, capture_output=True, text=True, timeout=REPLAY_TIMEOUT * timeout_multiplier
+        )
+        output = done.stdout + done.stderr
+        results_path = folder / "results.jsonl"
+        if not results_path.exists():
+            raise ReproError(f"the replay run did not start:\n{output[-3000:]}")
+        results = read_results(results_path)
+        by_law: dict[str, list[Outcome]] = {}
+        details: dict[str, str] = {}
+        for record in results.records:
+            by_law.setdefault(record.law, []).append(record.outcome)
+            if record.detail:
+                details[record.law] = record.detail
+        recordings = list((folder / "wire").glob("*.json"))
+        same_wire = None
+        if repro.example is None and len(recordings) == 1 and repro.wire:
+            same_wire = json.loads(recordings[0].read_text(encoding="utf-8")) == repro.wire
+    outcomes = {law: worst(found) for law, found in by_law.items()}
+    return Verdict(outcomes=outcomes, details=details, same_wire=same_wire, output=output)
+
+
+def replay_main(
+    path: Path,
+    *,
+    impl: str | None,
+    timeout_multiplier: float = 1.0,
+    validate_protocol: bool = False,
+) -> int:
+    try:
+        repro = load_repro(path)
+        verdict = replay(
+            repro,
+            path,
+            impl=impl,
+            timeout_multiplier=timeout_multiplier,
+            validate_protocol=validate_protocol,
+        )
+    except (ReproError, subprocess.TimeoutExpired) as error:
+        print(f"turnlaw replay: {error}", file=sys.stderr)
+        return 2
+    against = impl or repro.implementation
+    example = (
+        f"the shrunk Hypothesis example ({len(repro.example.steps)} noted lines)"
+        if repro.example
+        else "the whole test (no shrunk example stored: not property-based, or it failed on "
+        "an explicit or pinned example)"
+    )
+    print(f"replay of {path}")
+    print(f"  test:     {repro.test.module}::{repro.test.name}")
+    print(f"  replayed: {example}")
+    print(f"  recorded: {repro.outcome.value} against {repro.implementation}")
+    print(f"  against:  {against}")
+    if not verdict.outcomes:
+        print("  verdict:  nothing ran (the stored test was not collected)")
+        print(verdict.output[-3000:])
+        return 2
+    for law, outcome in verdict.outcomes.items():
+        print(f"  verdict:  {outcome.value:<15} {law}")
+    if verdict.same_wire is not None:
+        print(
+            f"  wire:     {'identical to' if verdict.same_wire else 'differs from'} the recording"
+        )
+    for law, detail in verdict.details.items():
+        if verdict.outcomes[law] is not Outcome.PASS:
+            print(f"\n{law}:\n{detail}")
+    return 0 if verdict.passed else 1

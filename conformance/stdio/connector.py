@@ -1,0 +1,326 @@
+"""`--impl "cmd:<command line>"`: a runtime in any language, behind a stdio adapter.
+
+`StdioImplementation` starts the adapter, asks it who it is (`start`), and then is an
+ordinary `conformance.adapter.Implementation`: the laws cannot tell it from an in-process
+one. One process serves the whole session. When it dies, the request that was waiting
+fails as a CRASH with the tail of its stderr; the next request starts it again (at most
+`max_restarts` times), replaying `start` and the `agent.create` of every agent still
+open, so later tests still have an adapter to talk to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import shlex
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..adapter import (
+    JSON,
+    AgentSpec,
+    Capability,
+    IdentityReport,
+    IdentitySpec,
+    Refused,
+    RunOutcome,
+)
+from ..wire.ir import Dialect
+from ._channel import Channel, Delivered
+from ._process import StderrTail
+from .errors import (
+    AdapterCrashed,
+    AdapterFailure,
+    AdapterGaveUp,
+    AdapterProtocolError,
+    AdapterReportedError,
+    AdapterTimeout,
+    CommandSpecError,
+)
+from .protocol import (
+    AbandonPauseRequest,
+    AgentCloseRequest,
+    AgentCreateRequest,
+    CanExplainRequest,
+    CheckpointRequest,
+    FollowUpRequest,
+    ImplementationInfo,
+    LastIdentityRequest,
+    OkReply,
+    RefusedReply,
+    ResumeRequest,
+    RunRequest,
+    StartRequest,
+    StartResult,
+    StopRequest,
+)
+
+REPLY_TIMEOUT = 30.0
+"""Seconds for one reply, before --timeout-multiplier. A run is a few model calls
+against a local fake; a held run is released by the test within a second."""
+START_TIMEOUT = 120.0
+"""Seconds for the `start` reply. Starting a runtime may import large SDKs (the
+reference's take ~5 s idle, and over 60 s were seen with four suites starting at once
+on a loaded 2-core machine); it happens once a session, so generosity costs nothing."""
+MAX_RESTARTS = 2
+
+Build = Callable[[int], Any]
+
+
+@dataclass(frozen=True)
+class ConnectorOptions:
+    reply_timeout: float = REPLY_TIMEOUT
+    start_timeout: float = START_TIMEOUT
+    max_restarts: int = MAX_RESTARTS
+    validate: bool = False
+    cwd: Path | None = None
+    stderr_log: Path | None = None
+
+    def scaled(self, multiplier: float) -> ConnectorOptions:
+        return ConnectorOptions(
+            reply_timeout=self.reply_timeout * multiplier,
+            start_timeout=self.start_timeout * multiplier,
+            max_restarts=self.max_restarts,
+            validate=self.validate,
+            cwd=self.cwd,
+            stderr_log=self.stderr_log,
+        )
+
+
+def parse_command(spec: str) -> list[str]:
+    """`cmd:node adapter.mjs --flag` -> argv (POSIX shell quoting)."""
+    command = spec.removeprefix("cmd:")
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise CommandSpecError(
+            f"--impl {spec!r}: cannot split the command line: {error}"
+        ) from error
+    if not argv:
+        raise CommandSpecError(f"--impl {spec!r}: no command after 'cmd:'")
+    return argv
+
+
+class StdioImplementation:
+    """An Implementation whose runtime lives in another process, spoken to over stdio."""
+
+    def __init__(self, argv: list[str], options: ConnectorOptions | None = None) -> None:
+        self.argv = argv
+        self.options = options or ConnectorOptions()
+        self.stderr = StderrTail(copy_to=self.options.stderr_log)
+        self.restarts = 0
+        self._lock = threading.Lock()
+        self._seq = itertools.count(1)  # never reused, even across restarts
+        self._handles = itertools.count(1)
+        self._open: dict[str, AgentSpec] = {}
+        self._channel: Channel | None = None
+        started = self._launch()
+        self.info: ImplementationInfo = started.implementation
+        version = f" {self.info.version}" if self.info.version else ""
+        self.name = f"{self.info.name}{version} ({self.info.language}, stdio)"
+        self.capabilities: frozenset[Capability] = frozenset(started.capabilities)
+        self.dialects: frozenset[Dialect] = frozenset(started.dialects)
+
+    # --- process lifetime ------------------------------------------------------------
+
+    def _launch(self) -> StartResult:
+        """Start a process and say `start`; replay the agents still open. Under _lock."""
+        channel = Channel(
+            self.argv, validate=self.options.validate, stderr=self.stderr, cwd=self.options.cwd
+        )
+        self._channel = channel
+        started = self._wait(channel, StartRequest(seq=next(self._seq)), self.options.start_timeout)
+        if not isinstance(started, StartResult):
+            raise AdapterProtocolError(f"start answered {started!r}, not an implementation")
+        for handle, spec in self._open.items():
+            create = AgentCreateRequest(seq=next(self._seq), agent=handle, spec=spec)
+            self._wait(channel, create, self.options.reply_timeout)
+        return started
+
+    def _wait(self, channel: Channel, request: Any, timeout: float) -> Any:
+        """Blocking request/reply, for start-up and restarts."""
+        future = channel.submit(request)
+        try:
+            delivered = future.result(timeout)
+        except TimeoutError:
+            channel.abandon(request.seq)
+            failure = AdapterTimeout(
+                f"Timeout >{timeout:g}s: the adapter did not answer {request.op} "
+                f"(seq {request.seq})",
+                stderr_tail=self.stderr.text(),
+            )
+            channel.fail(failure)
+            raise failure from None
+        return _result(request.op, delivered)
+
+    def _healthy_channel(self) -> Channel:
+        """The running process, or a restarted one; a CRASH when the bound is spent."""
+        with self._lock:
+            channel = self._channel
+            if channel is not None and channel.healthy:
+                return channel
+            if self.restarts >= self.options.max_restarts:
+                raise AdapterGaveUp(
+                    f"the adapter crashed and was restarted {self.restarts} time(s), the "
+                    f"limit: no more restarts ({shlex.join(self.argv)})",
+                    stderr_tail=self.stderr.text(),
+                )
+            self.restarts += 1
+            if channel is not None:
+                channel.process.kill()
+            self._launch()
+            assert self._channel is not None
+            return self._channel
+
+    async def call(self, build: Build) -> Any:
+        """Send one request (built with its seq) and await its result, or raise what
+        its reply or the process says: Refused, AdapterReportedError, AdapterFailure."""
+        channel = self._channel
+        if channel is None or not channel.healthy:
+            channel = await asyncio.to_thread(self._healthy_channel)
+        request = build(next(self._seq))
+        future = channel.submit(request)
+        timeout = self.options.reply_timeout
+        try:
+            delivered = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
+        except TimeoutError:
+            channel.abandon(request.seq)
+            failure = AdapterTimeout(
+                f"Timeout >{timeout:g}s: the adapter did not answer {request.op} "
+                f"(seq {request.seq}); it was stopped, the next request restarts it",
+                stderr_tail=self.stderr.text(),
+            )
+            channel.fail(failure)
+            raise failure from None
+        return _result(request.op, delivered)
+
+    def stop(self, timeout: float = 5.0) -> int | None:
+        """Say `stop`, close stdin, and wait for the exit (kill after `timeout`)."""
+        with self._lock:
+            channel = self._channel
+        if channel is None:
+            return None
+        if channel.healthy:
+            with contextlib.suppress(AdapterFailure, AdapterReportedError, Refused):
+                self._wait(channel, StopRequest(seq=next(self._seq)), timeout)
+        channel.process.close_stdin()
+        code = channel.process.wait(timeout)
+        if code is None:
+            channel.process.kill()
+            code = channel.process.returncode()
+        self.stderr.close()
+        return code
+
+    # --- Implementation ----------------------------------------------------------------
+
+    async def create_agent(self, spec: AgentSpec) -> StdioAgent:
+        handle = f"a{next(self._handles)}"
+        self._open[handle] = spec
+        try:
+            await self.call(lambda seq: AgentCreateRequest(seq=seq, agent=handle, spec=spec))
+        except BaseException:
+            self._open.pop(handle, None)
+            raise
+        return StdioAgent(self, handle)
+
+    async def close_agent(self, handle: str) -> None:
+        if self._open.pop(handle, None) is None:
+            return
+        channel = self._channel
+        if channel is None or not channel.healthy:
+            return  # its process is gone, and the agent with it: nothing to close
+        await self.call(lambda seq: AgentCloseRequest(seq=seq, agent=handle))
+
+
+class StdioAgent:
+    """conformance.adapter.AgentUnderTest, one request per call."""
+
+    def __init__(self, implementation: StdioImplementation, handle: str) -> None:
+        self._impl = implementation
+        self.handle = handle
+
+    async def run(
+        self,
+        message: str,
+        *,
+        continue_from: JSON | None = None,
+        identity: IdentitySpec | None = None,
+        session_id: str | None = None,
+    ) -> RunOutcome:
+        outcome: RunOutcome = await self._impl.call(
+            lambda seq: RunRequest(
+                seq=seq,
+                agent=self.handle,
+                message=message,
+                continue_from=continue_from,
+                identity=identity,
+                session_id=session_id,
+            )
+        )
+        return outcome
+
+    async def follow_up(self, message: str) -> RunOutcome:
+        outcome: RunOutcome = await self._impl.call(
+            lambda seq: FollowUpRequest(seq=seq, agent=self.handle, message=message)
+        )
+        return outcome
+
+    async def checkpoint(self) -> JSON:
+        return await self._impl.call(lambda seq: CheckpointRequest(seq=seq, agent=self.handle))
+
+    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
+        outcome: RunOutcome = await self._impl.call(
+            lambda seq: ResumeRequest(
+                seq=seq, agent=self.handle, checkpoint=checkpoint, decision=decision
+            )
+        )
+        return outcome
+
+    async def abandon_pause(self) -> dict[str, str] | None:
+        dropped = await self._impl.call(lambda seq: AbandonPauseRequest(seq=seq, agent=self.handle))
+        if dropped is None or isinstance(dropped, dict):
+            return dropped
+        return {str(k): str(v) for k, v in dropped.model_dump().items()}
+
+    async def can_explain(self) -> bool:
+        answer: bool = await self._impl.call(
+            lambda seq: CanExplainRequest(seq=seq, agent=self.handle)
+        )
+        return answer
+
+    async def last_identity(self) -> IdentityReport | None:
+        report: IdentityReport | None = await self._impl.call(
+            lambda seq: LastIdentityRequest(seq=seq, agent=self.handle)
+        )
+        return report
+
+    async def close(self) -> None:
+        await self._impl.close_agent(self.handle)
+
+
+def _result(op: str, delivered: Delivered) -> Any:
+    reply = delivered.reply
+    if isinstance(reply, OkReply):
+        return delivered.result
+    if isinstance(reply, RefusedReply):
+        raise Refused(reply.kind, reply.message)
+    raise AdapterReportedError(op, reply.message, reply.traceback)
+
+
+def start_command(spec: str, options: ConnectorOptions | None = None) -> StdioImplementation:
+    """`cmd:...` -> a started implementation (raises AdapterFailure when it cannot)."""
+    return StdioImplementation(parse_command(spec), options)
+
+
+__all__ = [
+    "AdapterCrashed",
+    "ConnectorOptions",
+    "StdioAgent",
+    "StdioImplementation",
+    "parse_command",
+    "start_command",
+]

@@ -1,0 +1,128 @@
+"""The conformance runner's side of `--impl cmd:...` (loaded by conformance.runner.plugin).
+
+Options: `--validate-protocol` (check every message both ways against the protocol
+models), `--adapter-restarts N`, `--adapter-stderr FILE`. A test that failed because the
+adapter process did (crash, garbage, wrong seq, no reply) gets a label first in its
+report — `CRASH:`, `PROTOCOL:`, `TIMEOUT:` — so the results file says at once that the
+adapter, not the law, is what failed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..adapter import Implementation, Refused
+from .connector import MAX_RESTARTS, ConnectorOptions, StdioImplementation, parse_command
+from .errors import AdapterFailure, AdapterReportedError, CommandSpecError
+
+MESSAGE_LIMIT = 3000
+DETAIL_LIMIT = 3500
+"""The results file keeps the last 4000 characters of an ERROR's report: the label and
+the adapter's message come first and the traceback is clipped to fit after them."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("turnlaw", "turnlaw conformance suite")
+    group.addoption(
+        "--validate-protocol",
+        action="store_true",
+        help="cmd: adapters: validate every message, both ways, against protocol v1's models",
+    )
+    group.addoption(
+        "--adapter-restarts",
+        type=int,
+        default=MAX_RESTARTS,
+        help=f"cmd: adapters: restarts allowed after crashes (default {MAX_RESTARTS})",
+    )
+    group.addoption(
+        "--adapter-stderr", type=Path, help="cmd: adapters: also copy the adapter's stderr here"
+    )
+
+
+def command_implementation(spec: str, config: pytest.Config | None) -> Implementation:
+    """Start the `cmd:` adapter for this session, or a UsageError saying why it cannot."""
+    options = ConnectorOptions()
+    multiplier = float(config.getoption("--timeout-multiplier", default=1.0)) if config else 1.0
+    if multiplier <= 0:
+        raise pytest.UsageError(f"--timeout-multiplier {multiplier:g}: must be more than 0")
+    if config is not None:
+        options = ConnectorOptions(
+            validate=bool(config.getoption("--validate-protocol", default=False)),
+            max_restarts=int(config.getoption("--adapter-restarts", default=MAX_RESTARTS)),
+            stderr_log=config.getoption("--adapter-stderr", default=None),
+        ).scaled(multiplier)
+    try:
+        implementation = StdioImplementation(parse_command(spec), options)
+    except CommandSpecError as error:
+        raise pytest.UsageError(str(error)) from error
+    except (AdapterFailure, AdapterReportedError, Refused) as error:
+        raise pytest.UsageError(
+            f"--impl {spec!r}: the adapter did not start: {type(error).__name__}: {error}"
+        ) from error
+    if config is not None:
+        config.add_cleanup(lambda: _stop(implementation))
+    return implementation
+
+
+def _stop(implementation: StdioImplementation) -> None:
+    implementation.stop()
+
+
+_STDERR_MARK = pytest.StashKey[int]()
+
+
+def _stdio_implementation(item: pytest.Item) -> StdioImplementation | None:
+    from ..runner.plugin import _IMPLEMENTATION
+
+    implementation = item.config.stash.get(_IMPLEMENTATION, None)
+    return implementation if isinstance(implementation, StdioImplementation) else None
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    implementation = _stdio_implementation(item)
+    if implementation is not None:
+        item.stash[_STDERR_MARK] = implementation.stderr.written
+
+
+@pytest.hookimpl(wrapper=True, trylast=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Innermost, so the runner's collector already sees the label. A failed test also
+    gets what the adapter wrote on stderr while it ran, as a report section."""
+    report = yield
+    implementation = _stdio_implementation(item)
+    if report.failed and implementation is not None and _STDERR_MARK in item.stash:
+        written = implementation.stderr.since(item.stash[_STDERR_MARK])
+        if written:
+            report.sections.append(("adapter stderr (during this test)", written))
+    failure = _adapter_failure(call)
+    if report.failed and failure is not None:
+        message = f"{failure.label}: {type(failure).__name__}: {failure}"
+        if len(message) > MESSAGE_LIMIT:  # keep the label and the stderr tail's end
+            message = message[:1000] + "\n[…]\n" + message[-(MESSAGE_LIMIT - 1010) :]
+        rest = str(report.longrepr or "")
+        room = max(DETAIL_LIMIT - len(message), 500)
+        report.longrepr = f"{message}\n\n--- traceback (tail) ---\n{rest[-room:]}"
+    return report
+
+
+def _adapter_failure(call: pytest.CallInfo[None]) -> AdapterFailure | None:
+    """The AdapterFailure behind a failed call, also as a cause or in a group (not a mere
+    context: an assertion raised while handling a crash is still a judgment)."""
+    if call.excinfo is None:
+        return None
+    seen: list[BaseException] = [call.excinfo.value]
+    while seen:
+        error = seen.pop()
+        if isinstance(error, AdapterFailure):
+            return error
+        if isinstance(error, BaseExceptionGroup):
+            seen.extend(error.exceptions)
+        if error.__cause__ is not None:
+            seen.append(error.__cause__)
+    return None
+
+
+__all__ = ["StdioImplementation", "command_implementation"]

@@ -1,0 +1,185 @@
+"""The adapter side of protocol v1, for runtimes written in Python.
+
+`serve(implementation, info)` reads requests from stdin and answers on stdout until
+`stop` or EOF, so any `conformance.adapter.Implementation` becomes a `cmd:` adapter
+(`python -m reference_impl.stdio_adapter` is one). Each request runs as its own task,
+so a held `run` does not keep a second request from being answered: the in-flight and
+pending laws see the runtime's own concurrency, not this loop's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+import traceback
+from typing import IO, Any
+
+from pydantic import BaseModel, ValidationError
+
+from ..adapter import AgentUnderTest, Implementation, Refused
+from ..wire.ir import Dialect
+from .protocol import (
+    PROTOCOL_VERSION,
+    REQUESTS,
+    AgentCloseRequest,
+    AgentCreateRequest,
+    ErrorReply,
+    ImplementationInfo,
+    OkReply,
+    RefusedReply,
+    Request,
+    RunRequest,
+    StartRequest,
+    StartResult,
+    StopRequest,
+)
+
+
+class _Server:
+    def __init__(
+        self, implementation: Implementation, info: ImplementationInfo, out: IO[str]
+    ) -> None:
+        self.implementation = implementation
+        self.info = info
+        self.agents: dict[str, AgentUnderTest] = {}
+        self._out = out
+        self._write_lock = threading.Lock()
+        self.stopped = asyncio.Event()
+
+    def write(self, reply: BaseModel) -> None:
+        with self._write_lock:
+            self._out.write(reply.model_dump_json() + "\n")
+            self._out.flush()
+
+    async def handle(self, line: str) -> None:
+        try:
+            request: Request = REQUESTS.validate_json(line)
+        except ValidationError as error:
+            seq = _seq_of(line)
+            message = f"not a protocol v{PROTOCOL_VERSION} request: {error}"
+            if seq is None:  # nothing to echo: say it on stderr, the connector will time out
+                print(f"turnlaw adapter: {message}", file=sys.stderr, flush=True)
+                return
+            self.write(ErrorReply(seq=seq, message=message))
+            return
+        try:
+            result = await self.dispatch(request)
+        except Refused as refusal:
+            self.write(RefusedReply(seq=request.seq, kind=refusal.kind, message=refusal.message))
+        except Exception as error:
+            self.write(
+                ErrorReply(
+                    seq=request.seq,
+                    message=f"{type(error).__name__}: {error}",
+                    traceback=traceback.format_exc(),
+                )
+            )
+        else:
+            self.write(OkReply(seq=request.seq, result=_plain(result)))
+        if isinstance(request, StopRequest):
+            self.stopped.set()
+
+    async def dispatch(self, request: Request) -> Any:
+        if isinstance(request, StartRequest):
+            dialects = getattr(self.implementation, "dialects", frozenset({Dialect.OPENAI_CHAT}))
+            return StartResult(
+                implementation=self.info,
+                capabilities=sorted(self.implementation.capabilities),
+                dialects=[d for d in Dialect if d in dialects],
+            )
+        if isinstance(request, StopRequest):
+            for agent in list(self.agents.values()):
+                await agent.close()
+            self.agents.clear()
+            return None
+        if isinstance(request, AgentCreateRequest):
+            self.agents[request.agent] = await self.implementation.create_agent(request.spec)
+            return None
+        found = self.agents.get(request.agent)
+        if found is None:
+            raise LookupError(f"no open agent {request.agent!r}: create it with agent.create")
+        agent = found
+        if isinstance(request, AgentCloseRequest):
+            del self.agents[request.agent]
+            await agent.close()
+            return None
+        if isinstance(request, RunRequest):
+            return await agent.run(
+                request.message,
+                continue_from=request.continue_from,
+                identity=request.identity,
+                session_id=request.session_id,
+            )
+        match request.op:
+            case "follow_up":
+                return await agent.follow_up(request.message)
+            case "checkpoint":
+                return await agent.checkpoint()
+            case "resume":
+                return await agent.resume(request.checkpoint, request.decision)
+            case "abandon_pause":
+                return await agent.abandon_pause()
+            case "can_explain":
+                return await agent.can_explain()
+            case "last_identity":
+                return await agent.last_identity()
+        raise NotImplementedError(request.op)  # pragma: no cover - the union is exhaustive
+
+
+def _plain(result: Any) -> Any:
+    return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+
+
+def _seq_of(line: str) -> int | None:
+    try:
+        seq = json.loads(line).get("seq")
+    except (ValueError, AttributeError):
+        return None
+    return seq if isinstance(seq, int) and seq >= 0 else None
+
+
+async def serve_async(
+    implementation: Implementation,
+    info: ImplementationInfo,
+    stdin: IO[str] | None = None,
+    stdout: IO[str] | None = None,
+) -> None:
+    """Answer requests until `stop` (or EOF on stdin), then return."""
+    loop = asyncio.get_running_loop()
+    server = _Server(implementation, info, stdout or sys.stdout)
+    lines: asyncio.Queue[str | None] = asyncio.Queue()
+    source = stdin or sys.stdin
+
+    def read() -> None:  # a thread: reading a pipe must not block the runtime's loop
+        for line in source:
+            if line.strip():
+                loop.call_soon_threadsafe(lines.put_nowait, line)
+        loop.call_soon_threadsafe(lines.put_nowait, None)
+
+    threading.Thread(target=read, name="turnlaw-stdin", daemon=True).start()
+    tasks: set[asyncio.Task[None]] = set()
+    while not server.stopped.is_set():
+        next_line = asyncio.ensure_future(lines.get())
+        stopped = asyncio.ensure_future(server.stopped.wait())
+        await asyncio.wait({next_line, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if not next_line.done():
+            next_line.cancel()
+            break
+        line = next_line.result()
+        if line is None:
+            break
+        task = asyncio.create_task(server.handle(line))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+    if tasks:
+        await asyncio.wait(tasks, timeout=5)
+    for agent in list(server.agents.values()):
+        await agent.close()
+
+
+def serve(implementation: Implementation, info: ImplementationInfo) -> None:
+    """`serve_async` on a new event loop: the body of a Python stdio adapter's main."""
+    asyncio.run(serve_async(implementation, info))

@@ -1,0 +1,44 @@
+"""Faulty adapters for the connector tests: small scripts in tests/stdio/faulty/."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from conformance.stdio import ConnectorOptions, StdioImplementation
+
+FAULTY = Path(__file__).parent / "faulty"
+
+Start = Callable[..., StdioImplementation]
+
+
+def faulty_argv(name: str) -> list[str]:
+    return [sys.executable, str(FAULTY / f"{name}.py")]
+
+
+@pytest.fixture
+def start_faulty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., StdioImplementation]]:
+    """`start_faulty("crash_on_run", max_restarts=1)` -> a started connector; every
+    op the adapter receives is logged to tmp_path/ops.log. Short timeouts: no test may hang."""
+    monkeypatch.setenv("TURNLAW_OPS_LOG", str(tmp_path / "ops.log"))
+    started: list[StdioImplementation] = []
+
+    def start(name: str, **options: object) -> StdioImplementation:
+        settings = {"reply_timeout": 2.0, "start_timeout": 10.0, **options}
+        implementation = StdioImplementation(faulty_argv(name), ConnectorOptions(**settings))  # type: ignore[arg-type]
+        started.append(implementation)
+        return implementation
+
+    yield start
+    for implementation in started:
+        implementation.stop(timeout=2)
+
+
+def ops(tmp_path: Path) -> list[str]:
+    log = tmp_path / "ops.log"
+    return log.read_text().splitlines() if log.exists() else []

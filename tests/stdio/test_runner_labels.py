@@ -1,0 +1,112 @@
+"""`--impl cmd:...` in the runner: a faulty adapter's failures are ERROR / TIMEOUT with a
+label first in the results detail, and an adapter that cannot start is a usage error."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
+from conformance.runner.collect import read_results
+from conformance.runner.outcomes import Outcome
+
+from .conftest import faulty_argv
+
+SMOKE = [
+    "-o",
+    "asyncio_default_fixture_loop_scope=function",
+    "-p",
+    "conformance.runner.plugin",
+    "-p",
+    "no:cacheprovider",
+    "--pyargs",
+    "conformance.laws.test_smoke",
+]
+
+
+def run_smoke(pytester: pytest.Pytester, adapter: str, *extra: str) -> tuple[int, list, str]:
+    results = pytester.path / "results.jsonl"
+    impl = "cmd:" + shlex.join(faulty_argv(adapter))
+    run = pytester.runpytest(
+        *SMOKE, "--impl", impl, "--results", str(results), "--repro-dir", "repro", *extra
+    )
+    records = read_results(results).records if results.exists() else []
+    return run.ret, records, "\n".join(run.outlines + run.errlines)
+
+
+@pytest.mark.parametrize(
+    ("adapter", "outcome", "label", "evidence"),
+    [
+        ("crash_on_run", Outcome.ERROR, "CRASH: AdapterCrashed", "segfault in the runtime"),
+        ("wrong_seq", Outcome.ERROR, "PROTOCOL: AdapterProtocolError", "no request"),
+        ("garbage", Outcome.ERROR, "PROTOCOL: AdapterProtocolError", "INFO starting run"),
+        # a TIMEOUT's detail is the short form (its E lines), which names the exception
+        ("silent", Outcome.TIMEOUT, "E  ", "AdapterTimeout: Timeout >0.6s"),
+    ],
+)
+def test_an_adapter_failure_is_labelled_in_the_results(
+    pytester: pytest.Pytester, adapter: str, outcome: Outcome, label: str, evidence: str
+) -> None:
+    # 30 s per reply scaled down to 0.6 s: the silent adapter times out fast.
+    code, records, output = run_smoke(pytester, adapter, "--timeout-multiplier", "0.02")
+    assert code != 0, output
+    (record,) = records
+    assert record.law == "smoke.one-turn"
+    assert record.outcome is outcome, record.detail
+    assert record.detail.startswith(label), record.detail[:300]
+    assert evidence in record.detail
+    assert len(record.detail) <= 4000  # the label survives the results file's clipping
+    assert "adapter broken" in output
+
+
+def test_validate_protocol_refuses_a_reply_field_outside_the_protocol(
+    pytester: pytest.Pytester,
+) -> None:
+    # bad_shape's run result is wrong either way; the extra field only under validation
+    _code, records, _ = run_smoke(pytester, "bad_shape", "--validate-protocol")
+    (record,) = records
+    assert record.detail.startswith("PROTOCOL: AdapterProtocolError")
+    assert "wrong shape" in record.detail
+
+
+@pytest.mark.parametrize(
+    ("adapter", "why"),
+    [
+        ("crash_at_start", "cannot import my_runtime"),
+        ("old_protocol", "this adapter speaks protocol 0, not 1"),
+    ],
+)
+def test_an_adapter_that_cannot_start_is_a_usage_error(
+    pytester: pytest.Pytester, adapter: str, why: str
+) -> None:
+    code, records, output = run_smoke(pytester, adapter)
+    assert code == pytest.ExitCode.USAGE_ERROR
+    assert "the adapter did not start" in output
+    assert why in output
+    assert records == []
+
+
+def test_a_timeout_multiplier_of_zero_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    code, _, output = run_smoke(pytester, "chatty_stderr", "--timeout-multiplier", "0")
+    assert code == pytest.ExitCode.USAGE_ERROR
+    assert "--timeout-multiplier 0: must be more than 0" in output
+
+
+def test_a_working_adapter_with_noisy_stderr_is_judged_on_the_wire(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    stderr_copy = tmp_path / "adapter-stderr.log"
+    _code, records, _ = run_smoke(pytester, "chatty_stderr", "--adapter-stderr", str(stderr_copy))
+    (record,) = records
+    # The faulty adapter answers without calling the model: a judgment, not a crash.
+    assert record.outcome is Outcome.FAIL, record.detail
+    assert not record.detail.startswith(("CRASH", "PROTOCOL", "TIMEOUT"))
+    assert "debug 0: thinking about run" in stderr_copy.read_text()
+
+
+def test_a_cmd_spec_without_a_command_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    run = pytester.runpytest(*SMOKE, "--impl", "cmd:  ")
+    assert run.ret == pytest.ExitCode.USAGE_ERROR
+    run.stderr.fnmatch_lines(["*--impl 'cmd:  ': no command after 'cmd:'*"])

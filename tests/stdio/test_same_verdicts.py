@@ -1,0 +1,91 @@
+"""The reference through `cmd:` and in-process: the same verdict on every law.
+
+One dialect (Chat Completions): the stdio layer never looks at the dialect (it only
+passes it through in the agent spec; the runtime talks to the fake over HTTP itself),
+so other dialects would re-test the reference, not the protocol, at twice the cost.
+Both runs are real `python -m pytest` processes, as a user would start them.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.runner.collect import ResultsFile, read_results
+from conformance.runner.outcomes import Outcome, worst
+
+SUITE = [
+    sys.executable,
+    "-m",
+    "pytest",
+    "-p",
+    "conformance.runner.plugin",
+    "--pyargs",
+    "conformance.laws",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-o",
+    "asyncio_default_fixture_loop_scope=function",
+    "--hypothesis-profile=ci",
+    "--dialects",
+    "openai-chat",
+]
+
+
+def per_law(results: ResultsFile) -> dict[str, Outcome]:
+    found: dict[str, list[Outcome]] = {}
+    for record in results.records:
+        found.setdefault(record.law, []).append(record.outcome)
+    return {law: worst(outcomes) for law, outcomes in found.items()}
+
+
+def per_test(results: ResultsFile) -> dict[tuple[str, str], Outcome]:
+    return {(r.test, r.law): r.outcome for r in results.records}
+
+
+def start_suite(tmp_path: Path, name: str, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*SUITE, "--results", str(tmp_path / f"{name}.jsonl"), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=tmp_path,  # failing tests would write repro files here, not in the repository
+    )
+
+
+def finish(tmp_path: Path, name: str, run: subprocess.Popen[str]) -> ResultsFile:
+    try:
+        output, _ = run.communicate(timeout=240)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    results = tmp_path / f"{name}.jsonl"
+    assert results.exists(), output[-3000:]
+    read = read_results(results)
+    assert not read.truncated, f"the {name} run did not finish:\n{output[-3000:]}"
+    return read
+
+
+# Two whole conformance runs (side by side, each 15-40 s on a loaded 2-core machine).
+@pytest.mark.timeout(300)
+def test_cmd_and_in_process_give_the_same_verdict_on_every_law(tmp_path: Path) -> None:
+    command = shlex.join([sys.executable, "-m", "reference_impl.stdio_adapter"])
+    runs = {
+        "in-process": start_suite(tmp_path, "in-process"),
+        "stdio": start_suite(tmp_path, "stdio", "--impl", f"cmd:{command}", "--validate-protocol"),
+    }
+    in_process = finish(tmp_path, "in-process", runs["in-process"])
+    over_stdio = finish(tmp_path, "stdio", runs["stdio"])
+
+    assert over_stdio.header["implementation"] == "turnlaw reference_impl 0.1.0 (python, stdio)"
+    assert over_stdio.header["capabilities"] == in_process.header["capabilities"]
+    laws = per_law(in_process)
+    assert len(laws) >= 25, f"the in-process run judged only {len(laws)} laws"
+    assert per_law(over_stdio) == laws
+    assert per_test(over_stdio) == per_test(in_process)  # test by test, not just the worst
+    assert set(laws.values()) == {Outcome.PASS}, laws
