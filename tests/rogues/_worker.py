@@ -55,6 +55,8 @@ def main(job_file: str) -> int:
             job["profile"],
             "--results",
             str(folder / f"{job['name']}.jsonl"),
+            "--repro-dir",  # every rogue leaves repro files; keep them with its log
+            str(folder / "repro" / job["name"]),
             "--pyargs",
             *job["targets"],
         ]
