@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .. import __version__
 from ..adapter import Implementation
 from ..registry import Level, load_laws
+from ..stdio.errors import AdapterTimeout as ReplyTimeout
 from .guard import AdapterTimeout
 from .outcomes import Outcome, TestRecord, classify, worst
 from .pins import check_pin
@@ -105,7 +106,7 @@ class Collector:
         is_assertion = excinfo is not None and excinfo.errisinstance(
             (AssertionError, pytest.fail.Exception)
         )
-        timed_out = excinfo is not None and excinfo.errisinstance(AdapterTimeout)
+        timed_out = excinfo is not None and excinfo.errisinstance((AdapterTimeout, ReplyTimeout))
         outcome = classify(
             report.when,
             report.failed,
