@@ -44,7 +44,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from conformance.adapter import AgentSpec, Implementation, RefusalKind, Refused, RunOutcome
+from conformance.adapter import AgentSpec, Implementation, RunOutcome
 from conformance.replay.hypothesis_examples import reproducing
 from conformance.runner.plugin import FAKE_KEY
 from conformance.wire import ScriptedProvider, text
@@ -181,22 +181,6 @@ def doors(
             assert self.current is not None
             self.turn("follow_up", self.current, msg, self.agent.follow_up(msg))
 
-        # Its own rule, valid exactly while no run has completed: a precondition that
-        # also hung on earlier steps ("refuse only once") kept Hypothesis from deleting
-        # this step when shrinking, so a needless refusal led every shrunk sequence.
-        @precondition(lambda self: self.current is None)
-        @rule(msg=MESSAGES)
-        def follow_up_before_any_run(self, msg: str) -> None:
-            where = self.say("follow_up", "refused with NO_CONVERSATION, nothing sent")
-            before = self.requests()
-            _, error = attempt(self.agent.follow_up(msg))
-            assert self.requests() == before, f"{where}: a follow-up before any run sent a request"
-            kind = error.kind if isinstance(error, Refused) else None
-            assert kind is RefusalKind.NO_CONVERSATION, (
-                f"{where}: a follow-up before any run was not refused with NO_CONVERSATION "
-                f"(got {kind or error or 'an answer'!r})"
-            )
-
         @precondition(lambda self: self.current is not None)
         @rule(target=saved)
         def save(self) -> Saved:
@@ -232,8 +216,8 @@ def doors(
 SEEDS: list[list[tuple[Any, ...]]] = [
     # A continuation must become the current conversation.
     [("run", BOOK), ("save",), ("run", THREE), ("continue_from", 0, OTHER), ("follow_up", THREE)],
-    # A refusal, a repeated message and a follow-up of the *last* run.
-    [("follow_up_before_any_run", THREE), ("run", BOOK), ("run", BOOK), ("follow_up", BOOK)],
+    # A repeated message and a follow-up of the *last* run.
+    [("run", BOOK), ("run", BOOK), ("follow_up", BOOK)],
     # A stored copy continued after the agent moved on.
     [
         ("run", BOOK),
@@ -267,7 +251,6 @@ def play(machine_class: type[RuleBasedStateMachine], seed: list[tuple[Any, ...]]
 @pytest.mark.law(
     "run.no-history",
     "follow-up.shows-last-answer",
-    "follow-up.refuses-before-first-run",
     "continue-from.any-conversation",
     "checkpoint.final-answer",
 )

@@ -127,7 +127,7 @@ async def test_an_agent_continues_its_own_conversation(
 @example(pair=(DEFAULT_ID, "support"))
 @example(pair=("billing", DEFAULT_ID))
 @example(pair=(None, None))
-async def test_ids_decide_only_when_both_sides_named_themselves(
+async def test_a_side_that_never_named_itself_never_refuses(
     fake: ScriptedProvider, cast: Cast, pair: tuple[AgentId, AgentId]
 ) -> None:
     await check_pair(fake, cast, pair)
