@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import tomllib
+from collections.abc import AsyncIterator
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -33,10 +34,24 @@ QUESTION = "Approve a refund for order 7?"
 ROOT = Path(__file__).resolve().parents[2]
 
 
+OPENED: list[Any] = []
+"""Agents a test made, closed after it however it ended: an open aiosqlite connection
+keeps its worker thread, and the process, alive."""
+
+
+@pytest.fixture(autouse=True)
+async def close_what_was_opened() -> AsyncIterator[None]:
+    yield
+    while OPENED:
+        await OPENED.pop().close()  # closing twice is harmless
+
+
 async def agent(fake: ScriptedProvider, **spec: Any) -> Any:
-    return await implementation.create_agent(
+    made = await implementation.create_agent(
         AgentSpec(base_url=fake.base_url or "", api_key=KEY, **spec)
     )
+    OPENED.append(made)
+    return made
 
 
 def test_loading_the_package_does_not_import_a_framework() -> None:
@@ -220,7 +235,9 @@ async def test_nothing_guards_a_thread_with_a_run_in_flight(
 ) -> None:
     """Why in_flight_guard is declared and its laws fail: langgraph has the concept (a
     checkpointed thread) and runs a second turn on a busy thread at once; the thread keeps
-    only the run that finished last."""
+    only the run that finished last, so a turn answered and returned is lost. (Whether the
+    second request also shows the first turn's message depends on whether its input
+    checkpoint was written yet: it varies from run to run, so it is not asserted.)"""
     hold = Hold(then=text("First."), label="first")
     loopback_provider.script([text("Booked."), hold, text("Second.")])
     booker = await agent(loopback_provider)
@@ -230,7 +247,9 @@ async def test_nothing_guards_a_thread_with_a_run_in_flight(
     second = await booker.follow_up("For three.")
     hold.release()
     assert (await first).answer == "First." and second.answer == "Second."
-    assert loopback_provider.wire.last.user_texts() == ["Book a table.", "For three."]
+    assert len(loopback_provider.wire) == 3, "a turn on a busy thread did not reach the model"
+    busy = loopback_provider.wire.requests[2]
+    assert busy.user_texts()[0] == "Book a table." and busy.user_texts()[-1] == "For three."
+    assert "First." not in [m.text for m in busy.messages], "the held answer was shown"
     said = [m["data"]["content"] for m in (await booker.checkpoint())["messages"]]
     assert said == ["Book a table.", "Booked.", "For two.", "First."], "langgraph changed?"
-    await booker.close()
