@@ -80,8 +80,8 @@ The laws, one by one, as the fresh run (nox -s thirdparty-langgraph) judges them
   declared because langgraph has the concept (a checkpointed thread, one agent's runs)
   and guards nothing: a second run while one is in flight goes to the model at once, and
   a second invoke on a busy thread runs too, the thread keeping only the run that
-  finished last (tests/thirdparty). The "reject" multitask strategy belongs to the
-  LangGraph server, not this package.
+  finished last (tests/thirdparty, examples/thirdparty/langgraph_in_flight.py). The
+  "reject" multitask strategy belongs to the LangGraph server, not this package.
 - pending.refuses-new-message: FAIL. A new `run()` is a new thread that nothing stops, and
   on the paused thread the message is committed before the history check above.
   pending.resume-continues, pending.abandon-returns-dropped: PASS.
