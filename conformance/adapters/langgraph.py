@@ -1,15 +1,19 @@
 """The conformance adapter for langgraph's prebuilt ReAct agent (`--impl
 conformance.adapters.langgraph:implementation`).
 
-Pinned and observed with langgraph 1.2.24 (langgraph-prebuilt 1.1.3, langgraph-checkpoint
-4.3.2), langgraph-checkpoint-sqlite 3.1.2, langchain-core 1.8.3, langchain-openai 1.7.4.
+Pinned by expectations/langgraph.toml (`[framework]`) and observed with langgraph 1.2.24
+(langgraph-prebuilt 1.1.3, langgraph-checkpoint 4.3.2), langgraph-checkpoint-sqlite 3.1.2,
+langchain-core 1.8.3, langchain-openai 1.7.4; the versions in the results header are read
+from the installed distributions.
 
-It translates; it never repairs. Each agent is `langgraph.prebuilt.create_react_agent(
-ChatOpenAI(...), tools, prompt=spec.system, name=spec.id, checkpointer=AsyncSqliteSaver,
-context_schema=RunContext)`: langgraph's own ReAct graph (deprecated in langgraph 1.x in
-favour of `langchain.agents.create_agent`, which lives in another package and is not what
-this adapter measures). The model is reached by `ChatOpenAI` over Chat Completions, its
-default, on the loopback fake; LangSmith tracing is switched off before langchain loads.
+It translates; it never repairs, and it raises no refusal of its own: langgraph refuses
+nothing the laws ask about, so no `Refused` leaves this module. Each agent is
+`langgraph.prebuilt.create_react_agent(ChatOpenAI(...), tools, prompt=spec.system,
+name=spec.id, checkpointer=AsyncSqliteSaver, context_schema=RunContext)`: langgraph's own
+ReAct graph (deprecated in langgraph 1.x in favour of `langchain.agents.create_agent`,
+which lives in another package and is not what this adapter measures). The model is
+reached by `ChatOpenAI` over Chat Completions, its default, on the loopback fake; LangSmith
+tracing is switched off before langchain loads.
 
 Where conversations live. Every agent's checkpointer is an `AsyncSqliteSaver` on one real
 SQLite file (a temporary one, or `LangGraphImplementation(database=path)`), so a paused
@@ -18,69 +22,78 @@ process or by another process on the same file (tests/thirdparty checks that). A
 `InMemorySaver` would skip the serialization to disk, so it is not used. Each agent opens
 its own connection because langgraph binds an async saver to the event loop it was made on.
 
-The mapping, door by door:
+The mapping, door by door. A langgraph caller names a thread (`configurable.thread_id`) on
+every invoke; the agent here is that caller, and holds the thread it last named:
 
-- `run(message)` invokes the graph on a new `thread_id` (uuid4) with that one message;
-  the agent remembers the thread as its current conversation once the invoke returns.
-- `run(message, continue_from=cp)` invokes on a new thread seeded with
-  `messages_from_dict(cp["messages"])` plus the message: the explicit-history door.
-- `follow_up(message)` invokes the agent's current thread with the message: langgraph's
-  own continuation (the checkpointer loads the thread). Before any run the agent has no
-  thread and the invoke names none, which langgraph refuses ("Checkpointer requires ...
-  thread_id"): NO_CONVERSATION.
+- `run(message)` names a new thread (uuid4) and invokes the graph on it with that one
+  message; the agent holds that thread from the moment it names it.
+- `run(message, continue_from=cp)` does the same, seeded with
+  `messages_from_dict(cp["messages"])` before the message: the explicit-history door.
+- `follow_up(message)` invokes the thread the agent holds with the message: langgraph's
+  own continuation (the checkpointer loads the thread). Before any run the agent holds no
+  thread yet, so it names a fresh one, as a caller of langgraph would.
 - `checkpoint()` is `{"thread_id", "messages": messages_to_dict(state.values["messages"])}`
-  of the current thread, as JSON data. `thread_id` is langgraph's handle for `resume`;
-  `continue_from` reads only `messages`.
+  of the thread the agent holds, as JSON data. `thread_id` is langgraph's handle for
+  `resume`; `continue_from` reads only `messages`.
 - `ask_person(question)` calls `langgraph.types.interrupt({...})`; a run that stops there
   returns `__interrupt__`, reported as the pause. `resume(cp, decision)` invokes
   `Command(resume=decision)` on `cp["thread_id"]`, and the tool returns the decision.
-- `abandon_pause()` reads the thread's pending `interrupts`, closes the asking call with
-  `update_state({"messages": [ToolMessage(...)]}, as_node="tools")` (langgraph's documented
-  way to edit a paused thread) and returns what it dropped.
+- `abandon_pause()` reads the thread's pending `interrupts` and closes the asking call with
+  `update_state({"messages": [ToolMessage(ABANDONED)]}, as_node="tools")`, langgraph's
+  documented way to edit a paused thread. langgraph has no abandon of its own, so the
+  closing result's text (`ABANDONED`) is this adapter's; the results' notes say so.
 - Identity is langgraph's run-scoped `context=` (`Runtime.context`, read by tools through
   `ToolRuntime`); it is never a thread id, and no provider-side conversation id exists on
   Chat Completions.
 
-Errors langgraph raises are mapped, never anticipated: `ValueError` "Checkpointer requires
-... thread_id" -> NO_CONVERSATION; `ValueError` INVALID_CHAT_HISTORY (the agent node found a
-tool call without a result, i.e. the asking call of a pause) -> PENDING_QUESTION; a
-checkpoint `messages_from_dict` cannot read -> INVALID_CHECKPOINT. The INVALID_CHAT_HISTORY
-refusal comes after langgraph has committed the new message to the paused thread and
-dropped its interrupt, so a later resume is refused the same way: the refusal is mapped as
-langgraph gives it, and what it costs is shown in tests/thirdparty and
-examples/thirdparty/langgraph_pending.py.
+Errors langgraph raises propagate unmapped: a new message on a paused thread makes the
+agent node raise `ValueError` INVALID_CHAT_HISTORY, but only after langgraph has committed
+the message and dropped the interrupt, so it is a history check, not a refusal (see
+tests/thirdparty and examples/thirdparty/langgraph_pending.py). Bad input to the adapter
+(a checkpoint it cannot read, `checkpoint()` before any thread) is a plain `ValueError` /
+`LookupError` saying what was wrong.
 
-Capabilities declared, law by law:
+The laws, one by one, as the fresh run (nox -s thirdparty-langgraph) judges them:
 
-- follow_up, continue_from: the doors above. run.no-history, follow-up.*,
-  continue-from.any-conversation and checkpoint.{plain-json,final-answer,no-trim} pass.
-- named_agents: `create_react_agent(name=)` stamps the name on every `AIMessage` (it is in
-  the checkpoint and on the wire as the assistant `name`), so langgraph has named agents;
-  it never compares them, so mismatch.refuses-another-agents-conversation fails.
-  mismatch.changed-agent-continues passes, and so does mismatch.default-id-never-refuses
-  on its own (langgraph refuses nothing), though the runner also charges it with the
-  failure of the Hypothesis test it shares with the law above.
-- identity, tool_context: `context=` reaches tools (whoami) and never joins runs
-  (run.conversation-id-does-not-join passes). Context is not state: a continued thread or
-  a restored checkpoint runs without it, so checkpoint.carries-identity fails.
-- pause: interrupt / Command(resume) / update_state as above. A new message on a paused
-  thread is committed before the agent node rejects the history, and a new `run()` is a
-  new thread that nothing stops, so pending.refuses-new-message fails.
+- smoke.one-turn, run.conversation-id-does-not-join: PASS. Each run is a new thread;
+  `context=` never joins runs.
+- follow-up.refuses-before-first-run: FAIL. A follow-up on a thread nobody ran yet is a
+  first turn to langgraph: the message reached the model.
+- run.no-history, follow-up.shows-last-answer, continue-from.any-conversation,
+  checkpoint.final-answer: FAIL only as collateral. Each one's own test passes; the
+  stateful door test checks them together with follow-up.refuses-before-first-run, and
+  fails at its follow-up before any run (every later door showed the model what the law
+  predicts). The manifest says so; its entries turn XPASS when that test is split.
+- follow-up.is-continue-from-checkpoint, checkpoint.plain-json, checkpoint.no-trim: PASS
+  (a thread is a conversation; continuing it shows what restoring its messages shows).
+- checkpoint.carries-identity: FAIL. `context=` is per invoke, not thread state: a
+  continued conversation runs without it.
+- mismatch.refuses-another-agents-conversation: FAIL. `create_react_agent(name=)` stamps
+  the name on every `AIMessage` (in the checkpoint, and on the wire as the assistant
+  `name`), so langgraph has named agents (named_agents is declared), but it never compares
+  them. mismatch.default-id-never-refuses, mismatch.changed-agent-continues: PASS.
+- identity.reaches-tools, identity.synthesized-not-published: PASS. whoami reports
+  `ToolRuntime.context`, which holds what the caller passed as `context=` and is None
+  when nothing was; langgraph makes up no namespace of its own (the only other key a tool
+  sees, the thread_id in its config, is one the caller names).
+- in-flight.refused-before-send, in-flight.first-run-intact: FAIL. in_flight_guard is
+  declared because langgraph has the concept (a checkpointed thread, one agent's runs)
+  and guards nothing: a second run while one is in flight goes to the model at once, and
+  a second invoke on a busy thread runs too, the thread keeping only the run that
+  finished last (tests/thirdparty, examples/thirdparty/langgraph_in_flight.py). The
+  "reject" multitask strategy belongs to the LangGraph server, not this package.
+- pending.refuses-new-message: FAIL. A new `run()` is a new thread that nothing stops, and
+  on the paused thread the message is committed before the history check above.
+  pending.resume-continues, pending.abandon-returns-dropped: PASS.
 
 Left out (NOT_APPLICABLE), because langgraph has no such concept of its own:
 
 - session_id, identity_report (identity.ladder): no session id apart from the thread, no
   namespace ladder; the suite's run(session_id=) is a namespace for tools and memory, not
-  a thread that replays turns. identity.reaches-tools and
-  identity.synthesized-not-published are checked only inside the ladder test, so they are
-  not applicable either, although `context=` does reach tools.
+  a thread that replays turns.
 - memory, window, compaction: the prebuilt agent offers `pre_model_hook` and a `store`,
   but recall into the system prompt, a turn window or a model-written fold would be code
   this adapter writes, not langgraph's.
-- in_flight_guard: no guard in the library (the "reject" multitask strategy belongs to
-  the LangGraph server). Seen on the fake: a second invoke on a thread whose run is in
-  flight runs at once, the model is shown both user turns in a row, and the thread keeps
-  only the run that finished last.
 - self_explain: no trace tools. hosting: the LangGraph server, not this package.
 """
 
@@ -93,6 +106,7 @@ import tempfile
 import uuid
 import warnings
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +128,6 @@ from langchain_core.messages import (
 from langchain_core.tools import BaseTool, tool
 from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-from langgraph.errors import ErrorCode
 from langgraph.prebuilt import ToolRuntime, create_react_agent
 from langgraph.types import Command, interrupt
 
@@ -125,16 +138,15 @@ from conformance.adapter import (
     IdentityReport,
     IdentitySpec,
     PendingReport,
-    RefusalKind,
-    Refused,
     RunOutcome,
 )
 from conformance.wire.ir import Dialect
 
+PACKAGE = "langgraph"
+"""The distribution under test, as expectations/langgraph.toml pins it."""
+
 ABANDONED = "The person was not asked: the question was abandoned."
 """The result an abandoned asking call is closed with (langgraph has no text of its own)."""
-
-_NO_THREAD = "Checkpointer requires one or more of the following 'configurable' keys"
 
 
 @dataclass(frozen=True)
@@ -170,19 +182,13 @@ def ask_person(runtime: ToolRuntime[RunContext], question: str = "May I?") -> st
 CATALOG: dict[str, BaseTool] = {"echo": echo, "whoami": whoami, "ask_person": ask_person}
 
 
-def _config(thread: str | None) -> dict[str, Any]:
-    """A run config naming the thread, or naming none (langgraph then refuses)."""
-    return {"configurable": {"thread_id": thread}} if thread is not None else {}
+def _config(thread: str) -> dict[str, Any]:
+    """The run config a langgraph caller passes: the thread it names."""
+    return {"configurable": {"thread_id": thread}}
 
 
-def _refusal(error: Exception) -> Refused | None:
-    """langgraph's own refusals, in the suite's kinds; anything else is not one."""
-    said = str(error)
-    if isinstance(error, ValueError) and said.startswith(_NO_THREAD):
-        return Refused(RefusalKind.NO_CONVERSATION, said)
-    if isinstance(error, ValueError) and ErrorCode.INVALID_CHAT_HISTORY.value in said:
-        return Refused(RefusalKind.PENDING_QUESTION, said)
-    return None
+def _new_thread() -> str:
+    return uuid.uuid4().hex
 
 
 def _restore(checkpoint: JSON) -> list[BaseMessage]:
@@ -190,18 +196,18 @@ def _restore(checkpoint: JSON) -> list[BaseMessage]:
     try:
         return messages_from_dict(checkpoint["messages"])
     except (KeyError, TypeError, ValueError) as error:
-        raise Refused(
-            RefusalKind.INVALID_CHECKPOINT,
-            f"not a checkpoint of this adapter ({{'thread_id', 'messages'}}): {error!r}",
+        raise ValueError(
+            "continue_from: not a checkpoint of this adapter (a JSON object with 'messages' "
+            f"as langchain's messages_to_dict writes them): {error!r}"
         ) from error
 
 
-def _as_json(thread: str | None, messages: list[BaseMessage]) -> JSON:
+def _as_json(thread: str, messages: list[BaseMessage]) -> JSON:
     return {"thread_id": thread, "messages": messages_to_dict(messages)}
 
 
 class LangGraphAgent:
-    """One compiled ReAct graph and the thread it last ran on."""
+    """One compiled ReAct graph and the thread its caller holds."""
 
     def __init__(
         self, graph: Any, connection: aiosqlite.Connection, http: openai.DefaultAsyncHttpxClient
@@ -211,33 +217,11 @@ class LangGraphAgent:
         self._http = http
         self._thread: str | None = None
 
-    async def _invoke(self, payload: Any, thread: str | None, context: RunContext | None) -> Any:
-        try:
-            return await self._graph.ainvoke(payload, _config(thread), context=context)
-        except ValueError as error:
-            refusal = _refusal(error)
-            if refusal is None:
-                raise
-            raise refusal from error
-
-    def _outcome(self, thread: str | None, result: dict[str, Any]) -> RunOutcome:
+    async def _invoke(self, payload: Any, thread: str, context: RunContext | None) -> RunOutcome:
+        """Invoke the graph on `thread`, which the agent holds from now on."""
         self._thread = thread
-        messages: list[BaseMessage] = result["messages"]
-        checkpoint = _as_json(thread, messages)
-        interrupts = result.get("__interrupt__") or ()
-        if interrupts:
-            asked = interrupts[0].value
-            return RunOutcome(
-                paused=PendingReport(
-                    tool_name=asked["tool_name"],
-                    tool_call_id=asked["tool_call_id"],
-                    question=asked["question"],
-                ),
-                checkpoint=checkpoint,
-            )
-        last = messages[-1]
-        answer = last.text if isinstance(last, AIMessage) else None
-        return RunOutcome(answer=answer, checkpoint=checkpoint)
+        result = await self._graph.ainvoke(payload, _config(thread), context=context)
+        return _outcome(thread, result)
 
     async def run(
         self,
@@ -254,26 +238,28 @@ class LangGraphAgent:
             )
         history = [] if continue_from is None else _restore(continue_from)
         context = RunContext(identity=identity.model_dump(exclude_none=True)) if identity else None
-        thread = uuid.uuid4().hex
         payload = {"messages": [*history, HumanMessage(message)]}
-        return self._outcome(thread, await self._invoke(payload, thread, context))
+        return await self._invoke(payload, _new_thread(), context)
 
     async def follow_up(self, message: str) -> RunOutcome:
-        thread = self._thread  # None before any run: langgraph refuses a run on no thread
-        result = await self._invoke({"messages": [HumanMessage(message)]}, thread, None)
-        return self._outcome(thread, result)
+        # Before any run the caller holds no thread yet and names a fresh one: langgraph
+        # runs it as a first turn (follow-up.refuses-before-first-run fails on that).
+        thread = self._thread or _new_thread()
+        return await self._invoke({"messages": [HumanMessage(message)]}, thread, None)
 
     async def checkpoint(self) -> JSON:
         if self._thread is None:
-            raise Refused(RefusalKind.NO_CONVERSATION, "this agent has run on no thread yet")
+            raise LookupError("checkpoint(): this agent has named no thread yet; run it first")
         state = await self._graph.aget_state(_config(self._thread))
         return _as_json(self._thread, state.values.get("messages", []))
 
     async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
         if not isinstance(checkpoint, dict) or not isinstance(checkpoint.get("thread_id"), str):
-            raise Refused(RefusalKind.INVALID_CHECKPOINT, "a checkpoint names its thread_id")
-        thread: str = checkpoint["thread_id"]
-        return self._outcome(thread, await self._invoke(Command(resume=decision), thread, None))
+            raise ValueError(
+                "resume: not a checkpoint of this adapter (a JSON object naming the paused "
+                "thread as 'thread_id'); pass the checkpoint the paused run returned"
+            )
+        return await self._invoke(Command(resume=decision), checkpoint["thread_id"], None)
 
     async def abandon_pause(self) -> dict[str, str] | None:
         if self._thread is None:
@@ -299,13 +285,34 @@ class LangGraphAgent:
         await self._http.aclose()
 
 
+def _outcome(thread: str, result: dict[str, Any]) -> RunOutcome:
+    """What an invoke returned: the pause it stopped at, or the last answer."""
+    messages: list[BaseMessage] = result["messages"]
+    checkpoint = _as_json(thread, messages)
+    interrupts = result.get("__interrupt__") or ()
+    if interrupts:
+        asked = interrupts[0].value
+        return RunOutcome(
+            paused=PendingReport(
+                tool_name=asked["tool_name"],
+                tool_call_id=asked["tool_call_id"],
+                question=asked["question"],
+            ),
+            checkpoint=checkpoint,
+        )
+    last = messages[-1]
+    answer = last.text if isinstance(last, AIMessage) else None
+    return RunOutcome(answer=answer, checkpoint=checkpoint)
+
+
 _TLS = ssl.create_default_context()
 """One CA context for every agent's HTTP client (building one costs ~30 ms; the fake is
 plain HTTP anyway)."""
 
 
 class LangGraphImplementation:
-    name = "langgraph 1.2.24 create_react_agent (langchain-openai 1.7.4, SQLite checkpointer)"
+    name = PACKAGE
+    version = metadata.version(PACKAGE)
     capabilities = frozenset(
         {
             Capability.FOLLOW_UP,
@@ -314,9 +321,29 @@ class LangGraphImplementation:
             Capability.IDENTITY,
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
+            Capability.IN_FLIGHT_GUARD,
         }
     )
     dialects = frozenset({Dialect.OPENAI_CHAT})
+    notes = (
+        f"the agent is langgraph.prebuilt.create_react_agent (langgraph-prebuilt "
+        f"{metadata.version('langgraph-prebuilt')}) with ChatOpenAI (langchain-openai "
+        f"{metadata.version('langchain-openai')}) over Chat Completions and an AsyncSqliteSaver "
+        f"(langgraph-checkpoint-sqlite {metadata.version('langgraph-checkpoint-sqlite')}) on a "
+        "SQLite file",
+        "follow_up continues the thread_id the agent last named; before any run it names a "
+        "fresh one, as a langgraph caller would, and langgraph runs it as a first turn",
+        "in_flight_guard is declared because a thread can be invoked while a run on it is "
+        "in flight; langgraph (the library, not the LangGraph server) guards nothing",
+        "abandon_pause closes the asking call through update_state(as_node='tools') with a "
+        "result text the adapter writes: langgraph has no abandon of its own",
+        "a follow-up on a paused thread raises langgraph's INVALID_CHAT_HISTORY ValueError "
+        "after committing the message and dropping the interrupt; it is not mapped to a "
+        "refusal",
+        "run.no-history, follow-up.shows-last-answer, continue-from.any-conversation and "
+        "checkpoint.final-answer fail only as collateral: their own tests pass, but they "
+        "share the stateful door test with follow-up.refuses-before-first-run",
+    )
 
     def __init__(self, database: Path | None = None) -> None:
         """`database`: the SQLite file to checkpoint to (another process may share it);
