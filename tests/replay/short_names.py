@@ -1,4 +1,4 @@
-"""A broken implementation for the replay tests: agents whose id is one character long
+"""A broken implementation for the replay tests: agents whose id is at most four characters long
 refuse every stored conversation as a mismatch. Only generated ids can be that short, so
 the property-based test finds it and stores a shrunk example (a Hypothesis blob)."""
 
@@ -18,7 +18,7 @@ class ShortNamesRefuse(ReferenceImplementation):
         original = agent.run
 
         async def run(message: str, *, continue_from: Any = None, **kw: Any) -> Any:
-            if continue_from is not None and spec.id is not None and len(spec.id) == 1:
+            if continue_from is not None and spec.id is not None and len(spec.id) <= 4:
                 raise Refused(RefusalKind.MISMATCH, f"agent {spec.id!r} refuses everything")
             return await original(message, continue_from=continue_from, **kw)
 

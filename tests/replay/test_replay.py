@@ -80,7 +80,7 @@ def test_a_failing_law_test_leaves_a_repro_file_and_prints_the_replay_command(
         "test_a_second_run_shows_only_its_own_message",
         "test_the_same_conversation_id_does_not_join_two_runs",
         "test_every_door_shows_the_model_what_the_law_predicts",
-        "test_ids_decide_only_when_both_sides_named_themselves",
+        "test_an_agent_continues_its_own_conversation",
     }, output[-3000:]
     plain = load_repro(files["test_a_second_run_shows_only_its_own_message"])
     assert plain.law == "run.no-history" and plain.outcome == "FAIL"
@@ -92,9 +92,9 @@ def test_a_failing_law_test_leaves_a_repro_file_and_prints_the_replay_command(
     machine = load_repro(files["test_every_door_shows_the_model_what_the_law_predicts"])
     assert machine.example is not None and machine.example.blob
     assert any(step.startswith("state.run(") for step in machine.example.steps)
-    given = load_repro(files["test_ids_decide_only_when_both_sides_named_themselves"])
+    given = load_repro(files["test_an_agent_continues_its_own_conversation"])
     assert given.implementation == SHORT_NAMES and given.example is not None
-    assert any("pair=('a', 'a')" in step for step in given.example.steps), given.example.steps
+    assert any("name='a'" in step for step in given.example.steps), given.example.steps
     assert not any(" at 0x" in step for step in given.example.steps), "addresses are noise"
     for name, path in files.items():
         if given.test.name.startswith(name):
@@ -129,7 +129,7 @@ def test_replay_fails_against_the_broken_runtime_and_passes_against_the_referenc
     files, _ = stored
     plain = files["test_a_second_run_shows_only_its_own_message"]
     machine = files["test_every_door_shows_the_model_what_the_law_predicts"]
-    given = files["test_ids_decide_only_when_both_sides_named_themselves"]
+    given = files["test_an_agent_continues_its_own_conversation"]
     waves = [  # two at a time: four Python start-ups at once starve a loaded 2-core machine
         {"given, same": (given, None), "machine, reference over cmd": (machine, REFERENCE_CMD)},
         {"plain, same": (plain, None), "machine, same": (machine, None)},
@@ -148,7 +148,7 @@ def test_replay_fails_against_the_broken_runtime_and_passes_against_the_referenc
     code, output = results["given, same"]
     assert code == 1, output
     assert "replayed: the shrunk Hypothesis example" in output
-    assert "verdict:  FAIL            mismatch.default-id-never-refuses" in output
+    assert "verdict:  FAIL            mismatch.refuses-another-agents-conversation" in output
     assert "a conversation recorded by agent id 'a' was refused" in output
 
     code, output = results["machine, same"]
