@@ -14,10 +14,12 @@ does not become the agent's current conversation looks right on every single cal
 shows only when a follow-up comes after a continuation. A runtime whose follow_up always
 continues its *first* conversation needs a second turn before the follow-up. When a
 sequence of up to 12 steps fails, Hypothesis shrinks it and prints the steps as calls,
-each after a note of what the model should have been shown. Against those two runtimes:
-`run, save, continue_from(saved_0), follow_up` (dev profile) and `run, follow_up,
-follow_up` (ci). `SEEDS` pins such orders, so they run in every profile whatever the
-profile's few examples happen to draw.
+each after a note of what the model should have been shown. A runtime that drops the
+oldest exchange on the third follow-up after a continuation (`tests/rogues/`) is found in
+the `ci` profile and shrunk to `run, continue_from_checkpoint, follow_up, follow_up,
+follow_up`. `SEEDS` pins a few orders, so they run in every profile whatever the
+profile's examples happen to draw. A follow-up before any run is its own law's test
+(test_continuation.py), not a rule here: as a rule it charged five laws with one refusal.
 
 Rules are synchronous and the adapter is async, with SDK clients bound to the test's
 event loop: so the machine runs in a worker thread and hands each coroutine to that loop.
