@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..runner.collect import read_results
-from ..runner.outcomes import Outcome, worst
+from ..runner.outcomes import Outcome
 from .model import ReproError, ReproFile, load_repro, source_sha256
 
 REPLAY_TIMEOUT = 600.0
@@ -104,17 +104,12 @@ def replay(
         if not results_path.exists():
             raise ReproError(f"the replay run did not start:\n{output[-3000:]}")
         results = read_results(results_path)
-        by_law: dict[str, list[Outcome]] = {}
-        details: dict[str, str] = {}
-        for record in results.records:
-            by_law.setdefault(record.law, []).append(record.outcome)
-            if record.detail:
-                details[record.law] = record.detail
+        outcomes = results.per_law()
+        details = {record.law: record.detail for record in results.records if record.detail}
         recordings = list((folder / "wire").glob("*.json"))
         same_wire = None
         if repro.example is None and len(recordings) == 1 and repro.wire:
             same_wire = json.loads(recordings[0].read_text(encoding="utf-8")) == repro.wire
-    outcomes = {law: worst(found) for law, found in by_law.items()}
     return Verdict(outcomes=outcomes, details=details, same_wire=same_wire, output=output)
 
 

@@ -244,6 +244,13 @@ class ResultsFile(BaseModel):
     def truncated(self) -> bool:
         return self.footer is None
 
+    def per_law(self) -> dict[str, Outcome]:
+        """Each law's outcome as the run recorded it: its worst test's."""
+        by_law: dict[str, list[Outcome]] = defaultdict(list)
+        for record in self.records:
+            by_law[record.law].append(record.outcome)
+        return {law_id: worst(found) for law_id, found in by_law.items()}
+
 
 def read_results(path: Path) -> ResultsFile:
     header: dict[str, Any] = {}

@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from .collect import read_results
-from .outcomes import Outcome, worst
+from .outcomes import Outcome
 
 EXIT_GREEN, EXIT_FAILED, EXIT_TRUNCATED, EXIT_UNREADABLE = 0, 1, 2, 3
 
@@ -24,10 +24,7 @@ def print_report(path: Path) -> int:
     except (OSError, json.JSONDecodeError, ValidationError) as error:
         print(f"{path}: not a turnlaw results file ({error})", file=sys.stderr)
         return EXIT_UNREADABLE
-    by_law: dict[str, list[Outcome]] = {}
-    for record in results.records:
-        by_law.setdefault(record.law, []).append(record.outcome)
-    outcomes = {law_id: worst(found) for law_id, found in by_law.items()}
+    outcomes = results.per_law()
     name = results.header.get("implementation", "(no header)")
     print(f"turnlaw results: {name} ({path})")
     for law_id, outcome in outcomes.items():

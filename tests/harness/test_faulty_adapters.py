@@ -19,7 +19,7 @@ import conformance.runner.plugin  # noqa: F401  (kept imported across nested run
 import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome, worst
+from conformance.runner.outcomes import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = [
@@ -34,13 +34,6 @@ PLUGIN = [
     "--call-timeout",
     "0.5",
 ]
-
-
-def law_outcomes(results: ResultsFile) -> dict[str, Outcome]:
-    by_law: dict[str, list[Outcome]] = {}
-    for record in results.records:
-        by_law.setdefault(record.law, []).append(record.outcome)
-    return {law: worst(found) for law, found in by_law.items()}
 
 
 def details(results: ResultsFile, law: str) -> str:
@@ -80,7 +73,7 @@ def test_an_adapter_that_hangs_times_out_and_the_run_goes_on(
         "conformance.laws.test_smoke",
         "conformance.laws.test_continuation",
     )
-    outcomes = law_outcomes(results)
+    outcomes = results.per_law()
     assert outcomes["follow-up.shows-last-answer"] is Outcome.TIMEOUT
     assert "did not return within 0.5 s" in details(results, "follow-up.shows-last-answer")
     # the laws after the hang were still judged
@@ -100,7 +93,7 @@ def test_an_adapter_that_raises_is_an_error_with_its_traceback(
         "conformance.laws.test_smoke",
         "conformance.laws.test_continuation",
     )
-    outcomes = law_outcomes(results)
+    outcomes = results.per_law()
     assert outcomes["checkpoint.plain-json"] is Outcome.ERROR
     detail = details(results, "checkpoint.plain-json")
     assert "KeyError: 'history'" in detail and "faulty_adapters.py" in detail, detail
@@ -118,7 +111,7 @@ def test_garbage_where_a_checkpoint_belongs_is_an_error_naming_the_field(
         "conformance.laws.test_smoke",
         "conformance.laws.test_continuation",
     )
-    outcomes = law_outcomes(results)
+    outcomes = results.per_law()
     assert outcomes["checkpoint.plain-json"] is Outcome.ERROR
     detail = details(results, "checkpoint.plain-json")
     assert "checkpoint()['history'][0]['text'] (a builtins.object)" in detail, detail
@@ -136,7 +129,7 @@ def test_a_declared_capability_the_adapter_lacks_fails_not_skips(
         "conformance.laws.test_smoke",
         "conformance.laws.test_timing",
     )
-    outcomes = law_outcomes(results)
+    outcomes = results.per_law()
     assert outcomes["pending.resume-continues"] is Outcome.FAIL
     assert outcomes["pending.abandon-returns-dropped"] is Outcome.FAIL
     assert "raised NotImplementedError, but the implementation declares" in details(
@@ -156,7 +149,7 @@ def test_claiming_success_while_sending_nothing_fails(
         "conformance.laws.test_smoke",
         "conformance.laws.test_run",
     )
-    assert law_outcomes(results) == {"smoke.one-turn": Outcome.FAIL}
+    assert results.per_law() == {"smoke.one-turn": Outcome.FAIL}
     run.stdout.fnmatch_lines(["*adapter broken*"])
     assert run.ret == pytest.ExitCode.INTERRUPTED  # stopped, and never zero
     assert conformance_cli(["report", str(tmp_path / "results.jsonl")]) == 1

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome, worst
+from conformance.runner.outcomes import Outcome
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "js-runtime"
@@ -84,10 +84,7 @@ def test_the_js_runtime_passes_what_it_declares_except_its_known_gap(tmp_path: P
         "in_flight_guard",
         "named_agents",
     ]
-    by_law: dict[str, list[Outcome]] = {}
-    for record in read.records:
-        by_law.setdefault(record.law, []).append(record.outcome)
-    outcomes = {law: worst(found) for law, found in by_law.items()}
+    outcomes = read.per_law()
     assert {law for law, o in outcomes.items() if o is Outcome.PASS} == DECLARED_AND_PASSING
     assert outcomes["follow-up.is-continue-from-checkpoint"] is Outcome.XFAIL
     rest = set(outcomes) - DECLARED_AND_PASSING - {"follow-up.is-continue-from-checkpoint"}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from conformance.registry import Level, load_laws
 from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome, worst
+from conformance.runner.outcomes import Outcome
 
 from .gallery import REFERENCE_SPEC, ROGUES
 
@@ -39,10 +39,7 @@ class KillRun:
     results: dict[str, ResultsFile] = field(default_factory=dict)
 
     def outcomes(self, name: str) -> dict[str, Outcome]:
-        by_law: dict[str, list[Outcome]] = {}
-        for record in self.results[name].records:
-            by_law.setdefault(record.law, []).append(record.outcome)
-        return {law_id: worst(found) for law_id, found in by_law.items()}
+        return self.results[name].per_law()
 
     def log(self, name: str) -> str:
         path = self.folder / f"{name}.log"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome, worst
+from conformance.runner.outcomes import Outcome
 
 SUITE = [
     sys.executable,
@@ -35,13 +35,6 @@ SUITE = [
     "--dialects",
     "openai-chat",
 ]
-
-
-def per_law(results: ResultsFile) -> dict[str, Outcome]:
-    found: dict[str, list[Outcome]] = {}
-    for record in results.records:
-        found.setdefault(record.law, []).append(record.outcome)
-    return {law: worst(outcomes) for law, outcomes in found.items()}
 
 
 def per_test(results: ResultsFile) -> dict[tuple[str, str], Outcome]:
@@ -84,8 +77,8 @@ def test_cmd_and_in_process_give_the_same_verdict_on_every_law(tmp_path: Path) -
 
     assert over_stdio.header["implementation"] == "turnlaw reference_impl 0.1.0 (python, stdio)"
     assert over_stdio.header["capabilities"] == in_process.header["capabilities"]
-    laws = per_law(in_process)
+    laws = in_process.per_law()
     assert len(laws) >= 25, f"the in-process run judged only {len(laws)} laws"
-    assert per_law(over_stdio) == laws
+    assert over_stdio.per_law() == laws
     assert per_test(over_stdio) == per_test(in_process)  # test by test, not just the worst
     assert set(laws.values()) == {Outcome.PASS}, laws
