@@ -227,10 +227,19 @@ class Collector:
         return "\n".join(rows) + "\n"
 
 
-def _short(longrepr: str) -> str:
+def _short(longrepr: str, head: int = 4, tail: int = 4) -> str:
+    """A FAIL's evidence: the assertion's own message first, then the report's end.
+
+    The message leads the `E` lines and Hypothesis' falsifying example closes them. The
+    middle (a diff) is dropped here rather than by pytest, whose own truncation is off
+    under CI: the record must read the same on a laptop and in CI.
+    """
     lines = [line for line in longrepr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.lstrip().startswith("E ")]
-    return "\n".join((errors or lines)[-6:])
+    picked = [line for line in lines if line.lstrip().startswith("E ")] or lines
+    if len(picked) <= head + tail:
+        return "\n".join(picked)
+    elided = f"E       ... {len(picked) - head - tail} lines elided (see pytest's own report)"
+    return "\n".join([*picked[:head], elided, *picked[-tail:]])
 
 
 class ResultsFile(BaseModel):
