@@ -8,13 +8,12 @@ because respx may call us from a synchronous client's thread or from an event lo
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .dialects._base import SseEvent
+from .dialects._base import SseEvent, json_body
 
 if TYPE_CHECKING:
     from .script import Hold
@@ -112,5 +111,4 @@ class Plan:
 
 
 def json_plan(status: int, body: Any) -> Plan:
-    payload = json.dumps(body, separators=(",", ":")).encode()
-    return Plan(status, [("content-type", "application/json")], [payload])
+    return Plan(status, [("content-type", "application/json")], [json_body(body)])

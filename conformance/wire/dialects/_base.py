@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pydantic_core import to_json
+
 from ..ir import AssistantReply, Dialect, RequestIR
 
 TEXT_PIECE = 32  # the longest text delta any dialect streams: SDKs must join several
@@ -19,6 +21,15 @@ TEXT_PIECE = 32  # the longest text delta any dialect streams: SDKs must join se
 def compact_json(value: Any) -> str:
     """JSON without spaces, as the real providers put it in bodies and argument strings."""
     return json.dumps(value, separators=(",", ":"))
+
+
+def json_body(value: Any) -> bytes:
+    """A reply body or event payload as compact UTF-8 JSON.
+
+    pydantic-core's encoder, not `json.dumps`: every reply goes through here, and it is
+    four to five times faster. Non-ASCII text is sent as UTF-8, as the real APIs send it.
+    """
+    return to_json(value)
 
 
 def text_pieces(text: str) -> list[str]:
@@ -62,7 +73,7 @@ class SseEvent:
 
     @classmethod
     def of(cls, payload: Any, event: str | None = None) -> SseEvent:
-        return cls(data=compact_json(payload), event=event)
+        return cls(data=json_body(payload).decode(), event=event)
 
 
 @dataclass(frozen=True, slots=True)
