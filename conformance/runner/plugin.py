@@ -9,6 +9,7 @@ with "adapter broken" when it fails, and reports one outcome per law.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
@@ -61,6 +62,7 @@ itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a t
 the user configured for pytest-timeout wins."""
 _COLLECTOR = pytest.StashKey[Collector]()
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
+_PROFILE_BEFORE = pytest.StashKey[str]()
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
 
@@ -135,6 +137,11 @@ def load_implementation(spec: str, config: pytest.Config | None = None) -> Imple
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "law(*ids): the conformance laws this test checks")
+    if config.getoption("hypothesis_profile", default=None) is None:
+        # Hypothesis' own default profile fails every law test on its function-scoped
+        # fixtures; without a choice, run as documented: `ci` on CI, `dev` elsewhere.
+        config.stash[_PROFILE_BEFORE] = settings.get_current_profile_name()
+        settings.load_profile("ci" if os.environ.get("CI") else "dev")
     implementation = load_implementation(config.getoption("--impl"), config)
     config.stash[_IMPLEMENTATION] = implementation
     config.stash[_COLLECTOR] = Collector(
@@ -144,6 +151,12 @@ def pytest_configure(config: pytest.Config) -> None:
         expectations=config.getoption("--expectations"),
         seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
     )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    before = config.stash.get(_PROFILE_BEFORE, None)
+    if before is not None:  # an in-process nested run must not leave its profile behind
+        settings.load_profile(before)
 
 
 def law_ids(item: pytest.Item) -> list[str]:

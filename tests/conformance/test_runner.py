@@ -188,3 +188,31 @@ def test_a_results_file_without_footer_is_truncated(tmp_path: Path) -> None:
     path.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
     read = read_results(path)
     assert read.truncated and len(read.records) == 1
+
+
+@pytest.mark.parametrize(("ci", "profile"), [("", "dev"), ("true", "ci")])
+def test_without_a_chosen_profile_the_property_laws_run_and_the_profile_is_restored(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str, profile: str
+) -> None:
+    """Hypothesis' default profile would fail every law test on its function-scoped
+    fixtures (a health check, an ERROR); the plugin picks `ci` on CI, `dev` elsewhere."""
+    from hypothesis import settings
+
+    monkeypatch.setenv("CI", ci)
+    before = settings.get_current_profile_name()
+    suite.makeconftest(
+        "from hypothesis import settings\n"
+        "def pytest_sessionfinish(session):\n"
+        "    print('profile during the run:', settings.get_current_profile_name())\n"
+    )
+    run = suite.runpytest(
+        *PLUGIN,
+        "-s",
+        "--pyargs",
+        "conformance.laws.test_whose_conversation",
+        "-k",
+        "continues_its_own",
+    )
+    run.assert_outcomes(passed=1)
+    run.stdout.fnmatch_lines([f"*profile during the run: {profile}"])
+    assert settings.get_current_profile_name() == before
