@@ -160,7 +160,8 @@ class Implementation(Protocol):
     Optional attributes: `dialects` (default: Chat Completions only); `version`, the
     release under test, and `notes`, what a reader of its results must know (a setting
     the adapter turned on, say), which the results header records for the conformance
-    matrix."""
+    matrix; `trace_tool`, the name of the tool a self-explain agent offers its model to
+    read the trace (required with `self_explain`: the suite has the model call it)."""
 
     name: str
     capabilities: frozenset[Capability]

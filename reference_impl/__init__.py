@@ -38,13 +38,14 @@ from .providers import (
     OpenAIResponsesProvider,
     make_provider,
 )
-from .self_explain import NO_COMPLETED_RUN
+from .self_explain import NO_COMPLETED_RUN, TRACE_TOOL_NAME
 from .tools import AskPerson, Tool, ToolContext, ask_person, tool
 
 __all__ = [
     "CHECKPOINT_VERSION",
     "DEFAULT_AGENT_ID",
     "NO_COMPLETED_RUN",
+    "TRACE_TOOL_NAME",
     "Agent",
     "AgentBuilder",
     "AgentError",

@@ -28,6 +28,7 @@ from conformance.adapter import (
 from conformance.wire.ir import Dialect
 
 from . import (
+    TRACE_TOOL_NAME,
     Agent,
     AnthropicMessagesProvider,
     Compaction,
@@ -164,6 +165,7 @@ class ReferenceImplementation:
     name = "turnlaw reference_impl"
     capabilities = frozenset(Capability) - {Capability.HOSTING}
     dialects = frozenset(Dialect)
+    trace_tool = TRACE_TOOL_NAME
 
     def __init__(self, agent_class: type[Agent] = Agent, name: str | None = None) -> None:
         """`agent_class` is the runtime: a runtime derived from the reference (the rogues

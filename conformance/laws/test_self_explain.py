@@ -2,19 +2,26 @@
 
 The agent was not built with self-explain, or it was and no turn has completed yet:
 evidence binds at the end of a run, never to the one in flight, and a paused run has
-not completed. The wire shows which run each check was made against.
+not completed. The wire shows which run each check was made against. The model is told
+the same thing by the same fact: what the trace tool answered is on the wire, as the
+tool result of the next request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from conformance.adapter import Capability, Implementation
 from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX
 from conformance.runner.plugin import AgentFactory
 from conformance.wire import Hold, ScriptedProvider, text, tool_call
+from conformance.wire.ir import RequestIR
+from conformance.wire.script import Step
 
 from .conftest import BOOK, SYSTEM
 
@@ -22,6 +29,10 @@ from .conftest import BOOK, SYSTEM
 pytestmark = pytest.mark.asyncio
 
 QUESTION = "Approve a refund for order 7?"
+NO_COMPLETED_RUN = "No completed run is available yet"
+"""The seed's words for what a trace tool answers before any run has completed."""
+
+_models = itertools.count()
 
 
 @pytest.mark.law("self-explain.not-without-self-explain")
@@ -80,3 +91,83 @@ async def test_a_paused_run_is_not_a_completed_turn(
     done = await agent.resume(paused.checkpoint, "approved")
     assert done.answer == "Refunded." and len(fake.wire.requests) == 2, "resume did not complete"
     assert await agent.can_explain(), "can_explain() is false once the resumed run completed"
+
+
+def trace_tool_of(implementation: Implementation) -> str:
+    """The tool a self-explain agent offers its model; naming it is part of declaring it."""
+    name = getattr(implementation, "trace_tool", None)
+    if not isinstance(name, str) or not name:
+        pytest.fail(
+            f"{implementation.name} declares {Capability.SELF_EXPLAIN.value} but names no "
+            "trace tool: set `trace_tool` on the Implementation (or in the stdio `start` "
+            "reply) to the name of the tool its model calls to read the trace"
+        )
+    return name
+
+
+def is_only_the_phrase(result: str) -> bool:
+    """The no-completed-run answer itself, give or take quotes, case and a full stop."""
+    return result.strip().strip('"').strip().rstrip(".").lower() == NO_COMPLETED_RUN.lower()
+
+
+def trace_results(request: RequestIR, tool: str) -> list[str]:
+    """What the model was shown for each of its calls to `tool`, in call order."""
+    calls = [c.id for m in request.messages for c in m.tool_calls if c.name == tool]
+    shown = {m.tool_call_id: m.text for m in request.messages if m.role == "tool"}
+    return [shown.get(call_id, "") for call_id in calls]
+
+
+@pytest.mark.law("self-explain.trace-tools-say-so")
+@given(plan=st.lists(st.integers(min_value=0, max_value=2), min_size=1, max_size=3).filter(any))
+@settings(report_multiple_bugs=False)  # one failure, an assertion: a FAIL, not an ERROR
+@example(plan=[2])
+@example(plan=[1, 1])
+async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    plan: list[int],
+) -> None:
+    """`plan[i]` is how often the model calls the trace tool during run i, before answering.
+
+    During the first run nothing has completed, whatever the run in flight already did:
+    every call must be told so, in the seed's words. From the second run on a run has
+    completed, and no call may be answered with that phrase alone (the trace it returns
+    may quote an earlier call's answer). can_explain() is read before each run and quoted
+    in the failure, to show whether the flag and the tool rest on the same fact; judging
+    the flag itself is self-explain.not-before-a-completed-turn's.
+    """
+    tool = trace_tool_of(implementation)
+    model = f"turnlaw-trace-{next(_models)}"  # this example's agent and script only
+    steps: list[Step] = []
+    for index, calls in enumerate(plan):
+        steps += [tool_call(tool) for _ in range(calls)]
+        steps.append(text(f"Answer {index}."))
+    fake.script(steps, model=model, name=f"trace tool, plan {plan}")
+    agent = await new_agent(model=model, system=SYSTEM, self_explain=True)
+
+    for index, calls in enumerate(plan):
+        completed = index > 0
+        can_explain = await agent.can_explain()
+        sent_before = len(fake.wire)
+        outcome = await agent.run(f"Why did you do that? ({index})")
+        assert outcome.answer == f"Answer {index}.", f"run {index} answered {outcome.answer!r}"
+        assert len(fake.wire) == sent_before + calls + 1, (
+            f"run {index} should make {calls + 1} model calls ({calls} trace tool calls)"
+        )
+        # this run's own calls only: a runtime that wrongly carries an earlier run's calls
+        # is run.no-history's to catch, not this law's
+        shown = trace_results(fake.wire.last, tool)[-calls:] if calls else []
+        for number, result in enumerate(shown, 1):
+            where = f"run {index}, trace call {number} of {calls}"
+            if not completed:
+                assert NO_COMPLETED_RUN.lower() in result.lower(), (
+                    f"{where}: no run had completed, yet the trace tool {tool!r} answered "
+                    f"{result[:200]!r}: it must say {NO_COMPLETED_RUN!r} rather than improvise "
+                    "(evidence binds at the end of a run, never to the one in flight)"
+                )
+            else:  # a trace may quote an earlier call's answer; only the bare phrase is wrong
+                assert not is_only_the_phrase(result), (
+                    f"{where}: a run had completed (can_explain() said {can_explain}), yet the "
+                    f"trace tool {tool!r} answered {result[:200]!r}"
+                )

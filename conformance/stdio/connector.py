@@ -124,6 +124,7 @@ class StdioImplementation:
         self.name = f"{self.info.name}{version} ({self.info.language}, stdio)"
         self.capabilities: frozenset[Capability] = frozenset(started.capabilities)
         self.dialects: frozenset[Dialect] = frozenset(started.dialects)
+        self.trace_tool: str | None = started.trace_tool
 
     # --- process lifetime ------------------------------------------------------------
 

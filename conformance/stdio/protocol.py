@@ -191,6 +191,12 @@ class StartResult(_Message):
     implementation: ImplementationInfo
     capabilities: list[Capability]
     dialects: list[Dialect] = Field(default_factory=lambda: [Dialect.OPENAI_CHAT], min_length=1)
+    trace_tool: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the tool a self-explain agent offers its model to read the trace; "
+        "required with the self_explain capability",
+    )
 
 
 class StrictPending(PendingReport):

@@ -88,6 +88,7 @@ class _Server:
                 implementation=self.info,
                 capabilities=sorted(self.implementation.capabilities),
                 dialects=[d for d in Dialect if d in dialects],
+                trace_tool=getattr(self.implementation, "trace_tool", None),
             )
         if isinstance(request, StopRequest):
             for agent in list(self.agents.values()):

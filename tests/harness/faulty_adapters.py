@@ -70,4 +70,6 @@ garbage_checkpoint = _faulty("garbage checkpoint", _GarbageCheckpoint)
 declares_pause_it_lacks = _faulty("declares pause it lacks", _NoPause)
 silent_success = _faulty("claims success, sends nothing", _SilentSuccess)
 slow = _faulty("slow", _Slow)
+unnamed_trace_tool = _faulty("self-explain without a named trace tool", ReferenceAgent)
+unnamed_trace_tool.trace_tool = None  # type: ignore[assignment]
 assert Capability.PAUSE in declares_pause_it_lacks.capabilities

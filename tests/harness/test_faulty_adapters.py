@@ -139,6 +139,21 @@ def test_a_declared_capability_the_adapter_lacks_fails_not_skips(
     assert run.ret == 1
 
 
+def test_self_explain_without_a_named_trace_tool_fails_and_says_what_to_set(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    run, results = run_suite(
+        suite, tmp_path, "unnamed_trace_tool", "conformance.laws.test_self_explain"
+    )
+    outcomes = results.per_law()
+    assert outcomes["self-explain.trace-tools-say-so"] is Outcome.FAIL
+    assert "names no trace tool: set `trace_tool`" in details(
+        results, "self-explain.trace-tools-say-so"
+    )
+    assert outcomes["self-explain.not-before-a-completed-turn"] is Outcome.PASS
+    assert run.ret == 1
+
+
 def test_claiming_success_while_sending_nothing_fails(
     suite: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

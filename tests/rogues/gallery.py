@@ -161,6 +161,16 @@ ROGUES: tuple[Rogue, ...] = (
         timing.ExplainsWithoutSelfExplain,
     ),
     Rogue(
+        "trace-tool-reads-the-run-in-flight",
+        ("self-explain.trace-tools-say-so",),
+        timing.TraceToolReadsTheRunInFlight,
+    ),
+    Rogue(
+        "trace-tool-never-sees-a-completed-run",
+        ("self-explain.trace-tools-say-so",),
+        timing.TraceToolNeverSeesACompletedRun,
+    ),
+    Rogue(
         "third-follow-up-after-continuation",
         ("follow-up.shows-last-answer",),
         timing.ThirdFollowUpAfterContinuation,

@@ -8,6 +8,7 @@ from typing import Any
 
 from reference_impl import AgentRunCheckpoint, RunInFlightError, RunResult, Turn
 from reference_impl.agent import Agent, Checkpointish, _last_user_text, _Run
+from reference_impl.self_explain import RunTrace, trace_tool
 
 
 class InFlightGoesAhead(Agent):
@@ -114,6 +115,38 @@ class ExplainsWithoutSelfExplain(Agent):
 
     def can_explain(self) -> bool:
         return self._last_trace is not None
+
+
+class _InFlightTraceRun(_Run):
+    def __init__(self, agent: Any, *args: Any) -> None:
+        super().__init__(agent, *args)
+        if self.config.self_explain:
+            explain = trace_tool(
+                lambda: RunTrace(run_id=self.run_id, steps=tuple(self.trace), answer="")
+            )
+            self.tools[explain.name] = explain
+
+
+class TraceToolReadsTheRunInFlight(Agent):
+    """The trace tool reports the run in flight (what it did so far), not the last
+    completed run: before any run completed it improvises a trace."""
+
+    _run_class = _InFlightTraceRun
+
+
+class _NeverCompletedTraceRun(_Run):
+    def __init__(self, agent: Any, *args: Any) -> None:
+        super().__init__(agent, *args)
+        if self.config.self_explain:
+            explain = trace_tool(lambda: None)
+            self.tools[explain.name] = explain
+
+
+class TraceToolNeverSeesACompletedRun(Agent):
+    """The trace tool always answers that no run has completed, even after one has,
+    while can_explain() says yes."""
+
+    _run_class = _NeverCompletedTraceRun
 
 
 class ThirdFollowUpAfterContinuation(Agent):
