@@ -155,6 +155,11 @@ async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
         assert len(fake.wire) == sent_before + calls + 1, (
             f"run {index} should make {calls + 1} model calls ({calls} trace tool calls)"
         )
+        offered = [t.name for t in fake.wire.requests[-(calls + 1)].tools]
+        assert tool in offered, (
+            f"run {index}: an agent built with self-explain did not offer the model its trace "
+            f"tool {tool!r} (offered: {offered})"
+        )
         # this run's own calls only: a runtime that wrongly carries an earlier run's calls
         # is run.no-history's to catch, not this law's
         shown = trace_results(fake.wire.last, tool)[-calls:] if calls else []
