@@ -60,11 +60,18 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
 
     laws = law_ids(item)
     collector = item.config.stash.get(_COLLECTOR, None)
-    if not laws or collector is None or not collector.by_law.get(laws[0]):
+    if not laws or collector is None:
         return None
-    record = collector.by_law[laws[0]][-1]
-    if record.outcome not in WORTH_REPLAYING:
+    # this test's own record, under the law it was charged to (a LawViolation names one)
+    mine = [
+        (law, records[-1])
+        for law in laws
+        if (records := collector.by_law.get(law)) and records[-1].test == item.nodeid
+    ]
+    charged = [(law, record) for law, record in mine if record.outcome in WORTH_REPLAYING]
+    if not charged:
         return None
+    law, record = charged[0]
     module = getattr(item, "module", None)
     if module is None or not getattr(module, "__file__", None):
         return None
@@ -73,7 +80,7 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
     fake = getattr(item, "funcargs", {}).get("fake")
     config = item.config
     repro = ReproFile(
-        law=laws[0],
+        law=law,
         laws=laws,
         test=TestRef(
             module=module.__name__,

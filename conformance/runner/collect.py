@@ -22,7 +22,7 @@ from ..adapter import Implementation
 from ..registry import Level, load_laws
 from ..stdio.errors import AdapterTimeout as ReplyTimeout
 from .guard import AdapterTimeout
-from .outcomes import Outcome, TestRecord, classify, worst
+from .outcomes import Outcome, TestRecord, blamed_law, classify, worst
 from .pins import check_pin
 
 
@@ -116,6 +116,9 @@ class Collector:
             wire_broken,
             timed_out=timed_out,
         )
+        blamed = blamed_law(excinfo.value, laws) if excinfo is not None else None
+        if outcome is Outcome.FAIL and blamed is not None:
+            laws = [blamed]  # the failure named its law: only that one is charged
         longrepr = str(report.longrepr or "")
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
@@ -254,11 +257,17 @@ class ResultsFile(BaseModel):
         return self.footer is None
 
     def per_law(self) -> dict[str, Outcome]:
-        """Each law's outcome as the run recorded it: its worst test's."""
+        """Each law's outcome as the run judged it: its worst test's, and XPASS for an
+        expected failure whose every test passed (the rule `Collector.per_law` applies)."""
         by_law: dict[str, list[Outcome]] = defaultdict(list)
         for record in self.records:
             by_law[record.law].append(record.outcome)
-        return {law_id: worst(found) for law_id, found in by_law.items()}
+        expected = self.header.get("expectations") or {}
+        found = {law_id: worst(outcomes) for law_id, outcomes in by_law.items()}
+        return {
+            law_id: Outcome.XPASS if law_id in expected and outcome is Outcome.PASS else outcome
+            for law_id, outcome in found.items()
+        }
 
 
 def read_results(path: Path) -> ResultsFile:

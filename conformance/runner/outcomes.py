@@ -7,6 +7,7 @@ A law's outcome over several tests is the worst of them.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
@@ -36,6 +37,25 @@ SEVERITY = [
 NOT_APPLICABLE_PREFIX = "NOT_APPLICABLE: "
 
 
+class LawViolation(AssertionError):
+    """A failed check that names the one law it judges.
+
+    A test marked with several laws (the state machine walks every door) raises it so
+    that a failure is charged to the broken law alone: the others rest on what their
+    own tests found, not on a step of someone else's.
+    """
+
+    def __init__(self, law: str, message: str) -> None:
+        super().__init__(message)
+        self.law = law
+
+
+def blamed_law(error: BaseException | None, laws: list[str]) -> str | None:
+    """The law a LawViolation names, if it is one of the test's laws."""
+    law = getattr(error, "law", None) if isinstance(error, LawViolation) else None
+    return law if law in laws else None
+
+
 class TestRecord(BaseModel):
     """One test's result for one law: a line of the results file."""
 
@@ -47,6 +67,11 @@ class TestRecord(BaseModel):
     outcome: Outcome
     duration: float
     detail: str = ""
+
+
+_PYTEST_TIMEOUT = re.compile(r"^E\s+Failed: Timeout \(?>[0-9.]+s", re.MULTILINE)
+"""pytest-timeout's own failure line. Matched as that line only: a traceback quotes
+source, and source that mentions timeouts is no timeout."""
 
 
 def worst(outcomes: list[Outcome]) -> Outcome:
@@ -76,9 +101,7 @@ def classify(
         return Outcome.NOT_APPLICABLE if NOT_APPLICABLE_PREFIX in longrepr else Outcome.ERROR
     if not failed:
         return Outcome.PASS
-    if timed_out or (
-        "Timeout" in longrepr and ("pytest-timeout" in longrepr or "Timeout >" in longrepr)
-    ):
+    if timed_out or _PYTEST_TIMEOUT.search(longrepr):
         return Outcome.TIMEOUT
     if (when == "call" and is_assertion) or (when != "setup" and wire_broken):
         return Outcome.FAIL

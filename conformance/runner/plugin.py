@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, settings
 
 from ..adapter import AgentSpec, AgentUnderTest, Capability, Implementation
 from ..registry import RegistryError, law
+from ..stdio.errors import AdapterGaveUp
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from .collect import Collector
@@ -215,6 +216,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         collector = item.config.stash[_COLLECTOR]
         collector.add(item.nodeid, laws, report, call, _wire_broken(item))
         _apply_expectations(collector, laws, report)
+        if call.excinfo is not None and call.excinfo.errisinstance(AdapterGaveUp):
+            item.session.shouldstop = (
+                "adapter gave up: it crashed and used up its restarts, so no more laws can "
+                f"be judged ({item.nodeid}). Its stderr tail is in that test's report."
+            )
+            collector.adapter_broken = True
         if SMOKE_LAW in laws and report.failed:
             item.session.shouldstop = (
                 "adapter broken: a one-turn run does not work, so no law can be judged. "

@@ -38,4 +38,6 @@ def print_report(path: Path) -> int:
         return EXIT_TRUNCATED
     bad = {Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT, Outcome.XPASS}
     problems = (results.footer or {}).get("problems") or []
+    for problem in problems:
+        print(f"  problem: {problem}")
     return EXIT_FAILED if problems or bad & set(outcomes.values()) else EXIT_GREEN

@@ -10,7 +10,9 @@ import pytest
 
 import conformance.runner.plugin  # noqa: F401
 import reference_impl.conformance_adapter  # noqa: F401
+from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import read_results
+from conformance.runner.outcomes import Outcome
 
 # Imported here so each nested run does not import the SDKs again (see test_runner.py).
 
@@ -160,10 +162,11 @@ def test_a_law_that_fails_in_one_dialect_only_is_still_expected_to_fail(
 
 
 def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
-    suite: pytest.Pytester, tmp_path: Path
+    suite: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     manifest = tmp_path / "stale.toml"
     manifest.write_text(NO_HISTORY)
+    results = tmp_path / "results.jsonl"
     run = suite.runpytest(
         *PLUGIN,
         "-k",
@@ -174,6 +177,15 @@ def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
         "openai-responses",
         "--expectations",
         str(manifest),
+        "--results",
+        str(results),
     )
     assert run.ret == pytest.ExitCode.TESTS_FAILED
     run.stdout.fnmatch_lines(["*XPASS*run.no-history*", "*but it passed: remove the entry*"])
+
+    # read back later, the results file says the same, and why it is red
+    assert read_results(results).per_law() == {"run.no-history": Outcome.XPASS}
+    assert conformance_cli(["report", str(results)]) == 1
+    said = capsys.readouterr().out
+    assert "XPASS           run.no-history" in said
+    assert "problem: run.no-history: expected FAIL" in said

@@ -15,9 +15,29 @@ from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome, classify
         (("call", True, False, "BadRequestError: script ran out", False, True), Outcome.FAIL),
         (("call", True, False, "RuntimeError: adapter bug", False, False), Outcome.ERROR),
         (("setup", True, False, "AssertionError in a fixture", True, False), Outcome.ERROR),
-        (
-            ("call", True, False, "Failed: Timeout >60.0s\n(pytest-timeout)", False, False),
+        (  # pytest-timeout 2.4's line, and the older one
+            (
+                "call",
+                True,
+                False,
+                "E       Failed: Timeout (>1.0s) from pytest-timeout.",
+                True,
+                False,
+            ),
             Outcome.TIMEOUT,
+        ),
+        (("call", True, False, "E   Failed: Timeout >60.0s", True, False), Outcome.TIMEOUT),
+        (  # a traceback that quotes source mentioning timeouts is not a timeout
+            (
+                "call",
+                True,
+                False,
+                "    except TimeoutError:  # pytest-timeout covers the rest\n"
+                "E   DeclaredButMissing: checkpoint() raised NotImplementedError",
+                True,
+                False,
+            ),
+            Outcome.FAIL,
         ),
         (
             ("setup", False, True, f"{NOT_APPLICABLE_PREFIX}x needs memory", False, False),

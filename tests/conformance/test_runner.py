@@ -67,7 +67,24 @@ class Broken(ReferenceImplementation):
         raise RuntimeError("this adapter cannot build an agent")
 
 
-limited, amnesiac, broken = Limited(), Amnesiac(), Broken()
+class GivesUp(ReferenceImplementation):
+    """One turn works; then the (cmd:) adapter behind it is dead for good."""
+
+    name = "gives up"
+
+    async def create_agent(self, spec):
+        from conformance.stdio import AdapterGaveUp
+
+        agent = await super().create_agent(spec)
+
+        async def follow_up(message):
+            raise AdapterGaveUp("the adapter crashed and was restarted 2 time(s), the limit")
+
+        agent.follow_up = follow_up
+        return agent
+
+
+limited, amnesiac, broken, gives_up = Limited(), Amnesiac(), Broken(), GivesUp()
 not_an_implementation = object()
 '''
 
@@ -216,3 +233,25 @@ def test_without_a_chosen_profile_the_property_laws_run_and_the_profile_is_resto
     run.assert_outcomes(passed=1)
     run.stdout.fnmatch_lines([f"*profile during the run: {profile}"])
     assert settings.get_current_profile_name() == before
+
+
+def test_an_adapter_that_gave_up_stops_the_run_instead_of_erroring_every_law(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    results = tmp_path / "results.jsonl"
+    run = suite.runpytest(
+        *PLUGIN,
+        "--pyargs",
+        "conformance.laws.test_smoke",
+        "conformance.laws.test_continuation",
+        "conformance.laws.test_run",
+        "--impl",
+        "impls:gives_up",
+        "--results",
+        str(results),
+    )
+    assert run.ret != 0
+    run.stdout.fnmatch_lines(["*adapter gave up*no more laws can be judged*"])
+    records = read_results(results).records
+    assert [r.outcome.value for r in records].count("ERROR") == 1, records
+    assert not any(r.law.startswith("run.") for r in records), "the run went on after it"
