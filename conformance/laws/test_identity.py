@@ -20,7 +20,7 @@ from typing import Any, Literal
 import pytest
 
 from conformance.adapter import Capability, IdentitySpec, Implementation
-from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX
+from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation
 from conformance.runner.plugin import AgentFactory
 from conformance.wire import ScriptedProvider, text, tool_call
 from conformance.wire.ir import RequestIR
@@ -85,6 +85,14 @@ def named(identity: Any) -> Any:
     return identity
 
 
+LADDER, SYNTHESIZED, REACHES_TOOLS = (
+    "identity.ladder",
+    "identity.synthesized-not-published",
+    "identity.reaches-tools",
+)
+
+
+# The three laws as literals too: docs/laws.md reads markers from source.
 @pytest.mark.law("identity.ladder", "identity.synthesized-not-published", "identity.reaches-tools")
 @pytest.mark.parametrize(("explicit", "carried", "session"), CASES, ids=map(case_id, CASES))
 async def test_the_ladder_decides_the_identity_and_tools_see_only_named_ones(
@@ -114,6 +122,36 @@ async def test_the_ladder_decides_the_identity_and_tools_see_only_named_ones(
 
     source = expected_source(explicit, carried, session)
     assert len(fake.wire.requests) == 3, "record one turn, then a whoami call and its answer"
+
+    # Which rung the runtime chose first (the ladder), then what its tool was told: each
+    # check fails as the one law it judges (LawViolation), so a runtime that publishes a
+    # synthesized namespace is not also charged with a wrong ladder.
+    report = await agent.last_identity()
+    if report is None:
+        raise LawViolation(LADDER, "the runtime reported no identity for the run it just made")
+    if report.source != source:
+        raise LawViolation(
+            LADDER,
+            f"the identity ladder picked {report.source!r} where it should pick {source!r} "
+            f"(explicit={explicit is not None}, carried={carried is not None}, "
+            f"session={session is not None})",
+        )
+    namespace = {"explicit": EXPLICIT.conversation_id, "carried": CARRIED.conversation_id}
+    if source in namespace and report.conversation_id != namespace[source]:
+        raise LawViolation(
+            LADDER,
+            f"the run's identity is {source}, so its namespace is {namespace[source]!r}, "
+            f"not {report.conversation_id!r}",
+        )
+    if source == "session" and report.conversation_id != SESSION:
+        raise LawViolation(
+            LADDER, f"a session run's namespace is {report.conversation_id!r}, not the session id"
+        )
+    if source == "run" and report.conversation_id in (SESSION, RECORDING_SESSION):
+        raise LawViolation(
+            LADDER, "a run with no identity and no session took a session id as its namespace"
+        )
+
     request = fake.wire.last
     calls = [c for m in request.messages for c in m.tool_calls if c.name == "whoami"]
     assert len(calls) == 1, f"the model was shown {len(calls)} whoami calls, not the one it made"
@@ -122,38 +160,23 @@ async def test_the_ladder_decides_the_identity_and_tools_see_only_named_ones(
         given = explicit if explicit is not None else carried
         assert given is not None
         expected = given.model_dump(exclude_none=True)
-        assert named(shown["identity"]) == expected, (
-            f"the run's identity was {source} ({expected}), but the tool was told "
-            f"{shown['identity']!r}: a named identity must reach tools as ctx.identity"
-        )
-    else:
-        assert shown["identity"] is None, (
+        if named(shown["identity"]) != expected:
+            raise LawViolation(
+                REACHES_TOOLS,
+                f"the run's identity was {source} ({expected}), but the tool was told "
+                f"{shown['identity']!r}: a named identity must reach tools as ctx.identity",
+            )
+    elif shown["identity"] is not None:
+        raise LawViolation(
+            SYNTHESIZED,
             f"nobody named an identity (the namespace is synthesized from the {source}), yet "
             f"the tool was told {shown['identity']!r}: a synthesized namespace is never "
-            "published, absent must keep meaning 'nobody named one'"
+            "published, absent must keep meaning 'nobody named one'",
         )
-    assert shown["session_id"] == session, (
-        f"the run's session id was {session!r}, but the tool was told {shown['session_id']!r}"
-    )
-
-    report = await agent.last_identity()
-    assert report is not None, "the runtime reported no identity for the run it just made"
-    assert report.source == source, (
-        f"the identity ladder picked {report.source!r} where it should pick {source!r} "
-        f"(explicit={explicit is not None}, carried={carried is not None}, "
-        f"session={session is not None})"
-    )
-    if source == "explicit":
-        assert report.conversation_id == EXPLICIT.conversation_id
-    elif source == "carried":
-        assert report.conversation_id == CARRIED.conversation_id
-    elif source == "session":
-        assert report.conversation_id == SESSION, (
-            f"a session run's namespace is {report.conversation_id!r}, not the session id"
-        )
-    else:
-        assert report.conversation_id not in (SESSION, RECORDING_SESSION), (
-            "a run with no identity and no session took a session id as its namespace"
+    if shown["session_id"] != session:
+        raise LawViolation(
+            SYNTHESIZED,  # its quote: "A tool that wants the session has ctx.sessionId."
+            f"the run's session id was {session!r}, but the tool was told {shown['session_id']!r}",
         )
 
 
