@@ -326,8 +326,12 @@ class _Run:
         self.trace: list[TraceStep] = []
         self.tools = {t.name: t for t in self.config.tools}
         if self.config.self_explain:
-            explain = trace_tool(lambda: agent._last_trace)
+            explain = trace_tool(self._evidence)
             self.tools[explain.name] = explain
+
+    def _evidence(self) -> RunTrace | None:
+        """What the trace tool reports: the last completed run's trace, never this one's."""
+        return self.agent._last_trace
 
     def checkpoint(self, pending: PendingQuestion | None = None) -> AgentRunCheckpoint:
         return AgentRunCheckpoint(

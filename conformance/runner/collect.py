@@ -11,6 +11,7 @@ import json
 import time
 import tomllib
 from collections import defaultdict
+from collections.abc import Container, Iterable
 from pathlib import Path
 from typing import IO, Any
 
@@ -143,14 +144,9 @@ class Collector:
         return outcome
 
     def per_law(self) -> dict[str, Outcome]:
-        """Each law's worst test; an expected failure whose every test passed is XPASS."""
-        found = {law_id: worst([r.outcome for r in self.by_law[law_id]]) for law_id in self.by_law}
-        return {
-            law_id: Outcome.XPASS
-            if law_id in self.expected and outcome is Outcome.PASS
-            else outcome
-            for law_id, outcome in found.items()
-        }
+        return law_outcomes(
+            (record for records in self.by_law.values() for record in records), self.expected
+        )
 
     def problems(self) -> list[str]:
         """What fails the run beyond failing tests: unexpected passes and stale entries."""
@@ -257,17 +253,20 @@ class ResultsFile(BaseModel):
         return self.footer is None
 
     def per_law(self) -> dict[str, Outcome]:
-        """Each law's outcome as the run judged it: its worst test's, and XPASS for an
-        expected failure whose every test passed (the rule `Collector.per_law` applies)."""
-        by_law: dict[str, list[Outcome]] = defaultdict(list)
-        for record in self.records:
-            by_law[record.law].append(record.outcome)
-        expected = self.header.get("expectations") or {}
-        found = {law_id: worst(outcomes) for law_id, outcomes in by_law.items()}
-        return {
-            law_id: Outcome.XPASS if law_id in expected and outcome is Outcome.PASS else outcome
-            for law_id, outcome in found.items()
-        }
+        return law_outcomes(self.records, self.header.get("expectations") or {})
+
+
+def law_outcomes(records: Iterable[TestRecord], expected: Container[str]) -> dict[str, Outcome]:
+    """Each law's outcome: its worst test's, and XPASS for an expected failure whose every
+    test passed. One rule for the run as it goes and for its results file read back."""
+    by_law: dict[str, list[Outcome]] = defaultdict(list)
+    for record in records:
+        by_law[record.law].append(record.outcome)
+    found = {law_id: worst(outcomes) for law_id, outcomes in by_law.items()}
+    return {
+        law_id: Outcome.XPASS if law_id in expected and outcome is Outcome.PASS else outcome
+        for law_id, outcome in found.items()
+    }
 
 
 def read_results(path: Path) -> ResultsFile:

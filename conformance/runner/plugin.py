@@ -216,19 +216,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         collector = item.config.stash[_COLLECTOR]
         collector.add(item.nodeid, laws, report, call, _wire_broken(item))
         _apply_expectations(collector, laws, report)
-        if call.excinfo is not None and call.excinfo.errisinstance(AdapterGaveUp):
-            item.session.shouldstop = (
-                "adapter gave up: it crashed and used up its restarts, so no more laws can "
-                f"be judged ({item.nodeid}). Its stderr tail is in that test's report."
-            )
-            collector.adapter_broken = True
-        if SMOKE_LAW in laws and report.failed:
-            item.session.shouldstop = (
-                "adapter broken: a one-turn run does not work, so no law can be judged. "
-                f"Fix the adapter first ({item.nodeid})."
-            )
+        stop = _why_stop(item, laws, report, call)
+        if stop is not None:
+            item.session.shouldstop = stop
             collector.adapter_broken = True
     return report
+
+
+def _why_stop(item: pytest.Item, laws: list[str], report: Any, call: Any) -> str | None:
+    """Why no further law can be judged after this test, if that is so."""
+    if call.excinfo is not None and call.excinfo.errisinstance(AdapterGaveUp):
+        return (
+            "adapter gave up: it crashed and used up its restarts, so no more laws can "
+            f"be judged ({item.nodeid}). Its stderr tail is in that test's report."
+        )
+    if SMOKE_LAW in laws and report.failed:
+        return (
+            "adapter broken: a one-turn run does not work, so no law can be judged. "
+            f"Fix the adapter first ({item.nodeid})."
+        )
+    return None
 
 
 WIRE_VERDICTS = {"exhausted", "unmatched", "invariant", "malformed"}

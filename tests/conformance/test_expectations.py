@@ -13,16 +13,12 @@ import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
+from tests.suite_args import PLUGIN_ARGS
 
 # Imported here so each nested run does not import the SDKs again (see test_runner.py).
 
 PLUGIN = [
-    "-o",
-    "asyncio_default_fixture_loop_scope=function",
-    "-p",
-    "conformance.runner.plugin",
-    "-p",
-    "no:cacheprovider",
+    *PLUGIN_ARGS,
     "--dialects",
     "openai-chat",
     "--pyargs",

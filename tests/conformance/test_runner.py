@@ -14,21 +14,13 @@ import pytest
 import conformance.runner.plugin  # noqa: F401
 import reference_impl.conformance_adapter  # noqa: F401
 from conformance.runner.collect import read_results
+from tests.suite_args import PLUGIN_ARGS
 
 # The two imports above are not unused: pytester restores sys.modules after each nested
 # run, so anything first imported inside one (the SDKs, the runtime) is imported again
 # by the next — ~10 s each. Imported here, they stay.
 
-PLUGIN = [
-    "-o",
-    "asyncio_default_fixture_loop_scope=function",
-    "-p",
-    "conformance.runner.plugin",
-    "-p",
-    "no:cacheprovider",
-    "--dialects",
-    "openai-chat",
-]
+PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat"]
 ONE_TURN_AND_RUN = [*PLUGIN, "--pyargs", "conformance.laws.test_smoke", "conformance.laws.test_run"]
 SMOKE_ONLY = [*PLUGIN, "--pyargs", "conformance.laws.test_smoke"]
 

@@ -20,20 +20,10 @@ import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
+from tests.suite_args import PLUGIN_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
-PLUGIN = [
-    "-o",
-    "asyncio_default_fixture_loop_scope=function",
-    "-p",
-    "conformance.runner.plugin",
-    "-p",
-    "no:cacheprovider",
-    "--dialects",
-    "openai-chat",
-    "--call-timeout",
-    "0.5",
-]
+PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--call-timeout", "0.5"]
 
 
 def details(results: ResultsFile, law: str) -> str:

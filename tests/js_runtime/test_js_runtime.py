@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
+from tests.suite_args import SUITE_COMMAND
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "js-runtime"
@@ -47,19 +47,7 @@ def test_the_js_runtime_passes_what_it_declares_except_its_known_gap(tmp_path: P
     results = tmp_path / "results.jsonl"
     done = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "conformance.runner.plugin",
-            "--pyargs",
-            "conformance.laws",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-o",
-            "asyncio_default_fixture_loop_scope=function",
-            "--hypothesis-profile=ci",
+            *SUITE_COMMAND,
             "--impl",
             f"cmd:{node()} {EXAMPLE / 'adapter.mjs'}",
             "--validate-protocol",

@@ -8,7 +8,7 @@ from typing import Any
 
 from reference_impl import AgentRunCheckpoint, RunInFlightError, RunResult, Turn
 from reference_impl.agent import Agent, Checkpointish, _last_user_text, _Run
-from reference_impl.self_explain import RunTrace, trace_tool
+from reference_impl.self_explain import RunTrace
 
 
 class InFlightGoesAhead(Agent):
@@ -118,13 +118,8 @@ class ExplainsWithoutSelfExplain(Agent):
 
 
 class _InFlightTraceRun(_Run):
-    def __init__(self, agent: Any, *args: Any) -> None:
-        super().__init__(agent, *args)
-        if self.config.self_explain:
-            explain = trace_tool(
-                lambda: RunTrace(run_id=self.run_id, steps=tuple(self.trace), answer="")
-            )
-            self.tools[explain.name] = explain
+    def _evidence(self) -> RunTrace | None:
+        return RunTrace(run_id=self.run_id, steps=tuple(self.trace), answer="")
 
 
 class TraceToolReadsTheRunInFlight(Agent):
@@ -135,11 +130,8 @@ class TraceToolReadsTheRunInFlight(Agent):
 
 
 class _NeverCompletedTraceRun(_Run):
-    def __init__(self, agent: Any, *args: Any) -> None:
-        super().__init__(agent, *args)
-        if self.config.self_explain:
-            explain = trace_tool(lambda: None)
-            self.tools[explain.name] = explain
+    def _evidence(self) -> RunTrace | None:
+        return None
 
 
 class TraceToolNeverSeesACompletedRun(Agent):

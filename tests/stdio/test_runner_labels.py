@@ -11,19 +11,11 @@ import pytest
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
+from tests.suite_args import PLUGIN_ARGS
 
 from .conftest import faulty_argv
 
-SMOKE = [
-    "-o",
-    "asyncio_default_fixture_loop_scope=function",
-    "-p",
-    "conformance.runner.plugin",
-    "-p",
-    "no:cacheprovider",
-    "--pyargs",
-    "conformance.laws.test_smoke",
-]
+SMOKE = [*PLUGIN_ARGS, "--pyargs", "conformance.laws.test_smoke"]
 
 
 def run_smoke(pytester: pytest.Pytester, adapter: str, *extra: str) -> tuple[int, list, str]:

@@ -17,24 +17,9 @@ import pytest
 
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
+from tests.suite_args import SUITE_COMMAND
 
-SUITE = [
-    sys.executable,
-    "-m",
-    "pytest",
-    "-p",
-    "conformance.runner.plugin",
-    "--pyargs",
-    "conformance.laws",
-    "-q",
-    "-p",
-    "no:cacheprovider",
-    "-o",
-    "asyncio_default_fixture_loop_scope=function",
-    "--hypothesis-profile=ci",
-    "--dialects",
-    "openai-chat",
-]
+SUITE = [*SUITE_COMMAND, "--dialects", "openai-chat"]
 
 
 def per_test(results: ResultsFile) -> dict[tuple[str, str], Outcome]:

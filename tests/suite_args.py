@@ -1,0 +1,31 @@
+"""The pytest arguments that run the conformance suite from a test, defined once.
+
+Tests here judge the runner by running the real suite: nested in-process (pytester) or
+as a child `python -m pytest`, the way a user starts it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+PLUGIN_ARGS = [
+    "-o",
+    "asyncio_default_fixture_loop_scope=function",
+    "-p",
+    "conformance.runner.plugin",
+    "-p",
+    "no:cacheprovider",
+]
+"""Load the suite's runner plugin, with no cache left behind and no asyncio warning."""
+
+SUITE_COMMAND = [
+    sys.executable,
+    "-m",
+    "pytest",
+    *PLUGIN_ARGS,
+    "-q",
+    "--hypothesis-profile=ci",
+    "--pyargs",
+    "conformance.laws",
+]
+"""Every law as a child process, in the profile CI uses."""
