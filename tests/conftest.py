@@ -1,10 +1,17 @@
-"""Shared fixtures: every wire test runs over both transports."""
+"""Shared fixtures: every wire test runs over both transports. Also the Hypothesis
+profiles (`--hypothesis-profile ci|dev|thorough`) and the hostile suite's report."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+import conformance.runner.plugin  # noqa: F401  (registers the ci, dev and thorough profiles)
 from conformance.wire import ScriptedProvider
+from tests.hostile.budget import FATES, TALLY, profile_name
 
 pytest_plugins = ["pytester"]
 
@@ -17,3 +24,32 @@ def provider(request: pytest.FixtureRequest) -> ScriptedProvider:
     name = "fake_provider" if request.param == "in_process" else "loopback_provider"
     fixture: ScriptedProvider = request.getfixturevalue(name)
     return fixture
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--hostile-tally",
+        type=Path,
+        default=None,
+        help="write tests/hostile's per-target counts (inputs, typed, untyped, ...) here",
+    )
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """How many hostile inputs each target got and what became of them."""
+    rows = TALLY.rows()
+    if not rows:
+        return
+    terminalreporter.section(f"hostile inputs (profile {profile_name()})")
+    terminalreporter.write_line(
+        f"{'target':<44} {'tried':>7} " + " ".join(f"{fate:>11}" for fate in FATES)
+    )
+    for row in rows:
+        cells = " ".join(f"{row[fate]:>11}" for fate in FATES)
+        terminalreporter.write_line(f"{row['target']:<44} {row['tried']:>7} {cells}")
+    path = config.getoption("--hostile-tally")
+    if path is not None:
+        path.write_text(
+            json.dumps({"profile": profile_name(), "targets": rows}, indent=2) + "\n",
+            encoding="utf-8",
+        )

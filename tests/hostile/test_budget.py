@@ -1,0 +1,45 @@
+"""The hostile suite's own bookkeeping: budgets by profile and honest counting."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import settings
+
+from tests.hostile.budget import BUDGET, TALLY, Tally, fuzz_settings, judged
+
+
+def test_thorough_gives_every_target_ten_thousand_inputs() -> None:
+    before = settings.get_current_profile_name()
+    settings.load_profile("thorough")
+    try:
+        assert fuzz_settings().max_examples == BUDGET["thorough"] >= 10_000
+        assert fuzz_settings().derandomize is False
+    finally:
+        settings.load_profile(before)
+
+
+def test_ci_is_derandomized_and_smaller() -> None:
+    before = settings.get_current_profile_name()
+    settings.load_profile("ci")
+    try:
+        chosen = fuzz_settings(scale=0.5)
+        assert chosen.derandomize is True
+        assert chosen.max_examples == BUDGET["ci"] // 2 < BUDGET["thorough"]
+    finally:
+        settings.load_profile(before)
+
+
+def test_judged_counts_each_fate_and_lets_untyped_errors_through() -> None:
+    with judged("test-budget", typed=(ValueError,)):
+        pass
+    with judged("test-budget", typed=(ValueError,)):
+        raise ValueError("refused, as it should be")
+    with pytest.raises(KeyError), judged("test-budget", typed=(ValueError,)):
+        raise KeyError("an untyped error is a bug and must fail the test")
+    counts = TALLY.counts.pop("test-budget")  # not a real target: keep it off the report
+    assert (counts["accepted"], counts["typed"], counts["untyped"]) == (1, 1, 1)
+
+
+def test_an_unknown_fate_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown fate"):
+        Tally().add("x", "fine")
