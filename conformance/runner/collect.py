@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -64,6 +64,7 @@ class Collector:
         report_md: Path | None,
         expectations: Path | None,
         seed: str,
+        dialects: Sequence[str] = (),
     ) -> None:
         self.implementation = implementation
         try:
@@ -91,15 +92,12 @@ class Collector:
                     implementation_version=_optional_str(getattr(implementation, "version", None)),
                     implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
                     capabilities=sorted(str(c) for c in implementation.capabilities),
+                    dialects=[str(d) for d in dialects],
                     expectations=self.expected,
                     seed=seed,
                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 )
             )
-
-    @property
-    def seen(self) -> bool:
-        return bool(self.by_law) or bool(self.selected)
 
     def _write(self, line: BaseModel) -> None:
         if self._results is not None:

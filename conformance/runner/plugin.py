@@ -154,6 +154,7 @@ def pytest_configure(config: pytest.Config) -> None:
         report_md=config.getoption("--report-md"),
         expectations=config.getoption("--expectations"),
         seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
+        dialects=[str(d) for d in config.stash[_DIALECTS]],
     )
 
 

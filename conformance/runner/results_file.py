@@ -1,7 +1,7 @@
 """The results file (`--results FILE`): its format, and reading it back.
 
-JSON lines: one header (suite version, implementation, capabilities, the manifest's
-entries, seed, start time), one record per test and law, and one footer (the number of
+JSON lines: one header (suite version, implementation, capabilities, dialects, the
+manifest's entries, seed, start time), one record per test and law, and one footer (the number of
 records, per-law totals, the manifest's problems, the laws and tests left without a
 verdict, the verdict). A file without a footer is a truncated run.
 
@@ -49,6 +49,8 @@ class ResultsHeader(BaseModel):
     """Optional on an Implementation: the framework release under test."""
     implementation_notes: list[str] = []
     capabilities: list[str]
+    dialects: list[str] = []
+    """The dialects every law ran in: those asked for that the implementation offers."""
     expectations: dict[str, Expectation] = {}
     seed: str = ""
     started: str

@@ -19,6 +19,7 @@ import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
+from conformance.runner.plugin import exit_status
 from tests.suite_args import PLUGIN_ARGS
 
 PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--call-timeout", "0.5"]
@@ -276,3 +277,43 @@ def test_a_multi_law_failure_alone_leaves_its_other_laws_unjudged(
     assert results.footer is not None
     assert results.footer.unjudged == sorted(set(STATEFUL_LAWS) - {CHARGED})
     assert run.ret == pytest.ExitCode.TESTS_FAILED, run.stdout.str()
+
+
+FAILING_OWN_TEST = "def test_of_my_own():\n    assert False, 'not a law test'\n"
+
+
+def test_a_failing_test_that_judges_no_law_keeps_the_run_red(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The verdict is green (every law passed) but the user's own test failed: pytest's
+    status stands, a green verdict does not cover what it did not judge."""
+    suite.makepyfile(test_mine=FAILING_OWN_TEST)
+    run, results = run_suite(
+        suite,
+        tmp_path,
+        f"{FAULTY}:chat_only",
+        "test_mine.py",
+        "--pyargs",
+        "conformance.laws.test_smoke",
+    )
+    assert results.per_law() == {"smoke.one-turn": Outcome.PASS}
+    assert results.footer is not None and results.footer.verdict == "green"
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize(
+    ("pytest_says", "red", "others", "status"),
+    [
+        (pytest.ExitCode.OK, True, 0, pytest.ExitCode.TESTS_FAILED),  # pytest thought green
+        (pytest.ExitCode.TESTS_FAILED, False, 0, pytest.ExitCode.OK),  # only expected failures
+        (pytest.ExitCode.TESTS_FAILED, False, 1, pytest.ExitCode.TESTS_FAILED),  # a non-law test
+        (pytest.ExitCode.INTERRUPTED, False, 0, pytest.ExitCode.INTERRUPTED),  # stopped
+        (pytest.ExitCode.USAGE_ERROR, True, 0, pytest.ExitCode.USAGE_ERROR),
+        (pytest.ExitCode.NO_TESTS_COLLECTED, True, 0, pytest.ExitCode.NO_TESTS_COLLECTED),
+        (pytest.ExitCode.OK, False, 0, pytest.ExitCode.OK),
+    ],
+)
+def test_the_exit_status_follows_the_verdict_both_ways(
+    pytest_says: int, red: bool, others: int, status: int
+) -> None:
+    assert exit_status(pytest_says, red=red, other_failures=others) == status
