@@ -25,7 +25,6 @@ from pathlib import Path
 from .results_file import ResultsFileError, read_results
 
 EXIT_GREEN, EXIT_RED, EXIT_INCOMPLETE, EXIT_UNREADABLE = 0, 1, 2, 3
-EXIT_FAILED, EXIT_TRUNCATED = EXIT_RED, EXIT_INCOMPLETE  # the names these codes had
 
 
 def print_report(path: Path) -> int:

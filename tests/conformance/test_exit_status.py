@@ -183,6 +183,34 @@ def test_a_law_outside_the_selection_is_not_unjudged_but_its_entry_is_stale(
     run.stdout.fnmatch_lines(["*run.no-history*not in this run*stale entry*"])
 
 
+@pytest.mark.parametrize(
+    ("law", "said"),
+    [
+        (
+            "smoke.one-turn",
+            "*smoke.one-turn: expected FAIL (known) but it passed: remove the entry*",
+        ),
+        ("pending.resume-continues", "*pending.resume-continues*not in this run*stale entry*"),
+    ],
+)
+def test_an_unexpected_pass_and_a_stale_entry_are_red(
+    suite: pytest.Pytester, tmp_path: Path, law: str, said: str
+) -> None:
+    run, results = run_suite(
+        suite,
+        tmp_path,
+        f"{FAULTY}:chat_only",
+        "--expectations",
+        str(manifest(tmp_path, law)),
+        "--pyargs",
+        "conformance.laws.test_smoke",
+    )
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+    run.stdout.fnmatch_lines([said])
+    assert results.footer is not None and results.footer.verdict == "red"
+    assert report(tmp_path / "results.jsonl") == 1
+
+
 def test_a_manifest_that_expects_a_pass_is_refused(suite: pytest.Pytester, tmp_path: Path) -> None:
     run = suite.runpytest(
         *PLUGIN,
