@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,8 @@ from conformance.registry import load_laws
 from conformance.runner.expectations import EXPECTABLE, ExpectationsError, load_expectations
 from conformance.runner.outcomes import Outcome
 from tests.hostile.budget import TALLY, fuzz_settings, judged
+
+pytestmark = pytest.mark.timeout(900)  # `thorough` is 10,000 inputs a target, ~6 ms each
 
 TOML_TARGET = "runner.expectations (generated TOML)"
 BYTES_TARGET = "runner.expectations (bytes, edited manifests)"
@@ -57,7 +60,7 @@ ALMOST = st.fixed_dictionaries(
     optional={"link": TEXT},
 )
 """Mostly valid entries, so acceptance is exercised too, not only refusal."""
-MANIFEST = st.fixed_dictionaries(
+ANY_MANIFEST = st.fixed_dictionaries(
     {},
     optional={
         "law": st.dictionaries(
@@ -75,6 +78,12 @@ MANIFEST = st.fixed_dictionaries(
         "laws": VALUES,
     },
 )
+
+
+MANIFEST = ANY_MANIFEST | st.fixed_dictionaries(
+    {"law": st.dictionaries(st.sampled_from(LAW_IDS), ALMOST, max_size=4)}
+)
+"""Anything, or a manifest of known laws with mostly valid entries."""
 
 
 def toml_value(value: Any) -> str:
