@@ -1,7 +1,7 @@
 """`python -m conformance`: laws-doc (write or check docs/laws.md), report (read a results
-file back; exit 2 when truncated), matrix (write or check docs/conformance-matrix.md from
-results files), schema (print a file or protocol format's JSON Schema), replay (replay a
-stored failing case)."""
+file back: 0 green, 1 red, 2 truncated/inconsistent, 3 unreadable), matrix (write or check
+docs/conformance-matrix.md from results files), schema (print a file or protocol format's
+JSON Schema), replay (replay a stored failing case)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     doc.add_argument("--out", type=Path, default=Path("docs/laws.md"))
     doc.add_argument("--check", action="store_true", help="fail if the file is out of date")
     report = commands.add_parser(
-        "report", help="summarize a --results file; exit 2 when it is truncated"
+        "report",
+        help="summarize a --results file; exit 0 green, 1 red, 2 truncated or inconsistent, "
+        "3 unreadable",
     )
     report.add_argument("results", type=Path)
     matrix = commands.add_parser(

@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .registry import Level, load_laws
-from .runner.collect import read_results
+from .runner.collect import ResultsFileError, read_results
 from .runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome, worst
 
 COLUMNS = {
@@ -100,10 +100,12 @@ def column_from_results(results: Path) -> Column:
     name = column_name(results)
     try:
         run = read_results(results)
-    except (json.JSONDecodeError, ValidationError) as error:
+    except ResultsFileError as error:
         raise MatrixError(f"{results}: not a turnlaw results file: {error}") from error
     if run.truncated or not run.header:
         raise MatrixError(f"{results}: the run did not finish (no footer); run it again")
+    if run.inconsistencies():
+        raise MatrixError(f"{results}: not one whole run: {'; '.join(run.inconsistencies())}")
     expectations = run.header.get("expectations", {})
     by_law = defaultdict(list)
     for record in run.records:

@@ -1,57 +1,61 @@
-"""Collecting per-law outcomes during a run, and reporting them.
+"""Collecting per-law outcomes during a run, and reporting them: the results file, the
+Markdown report and the terminal matrix are all written here, through `_line` and
+`Collector.markdown`/`matrix`, so whatever must be scrubbed from an artifact is scrubbed
+in one place.
 
-The results file is JSON lines: a header (suite version, implementation, capabilities,
-seed, start time), one record per test and law, and a footer with totals. A file
-without a footer is a truncated run, and `read_results` says so.
+The results file's format and its reader are in `results_file.py`; the rule from
+per-law outcomes to the run's verdict is in `verdict.py`.
 """
 
 from __future__ import annotations
 
 import json
 import time
-import tomllib
 from collections import defaultdict
-from collections.abc import Container, Iterable
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel
 
 from .. import __version__
 from ..adapter import Implementation
 from ..registry import Level, load_laws
 from ..stdio.errors import AdapterTimeout as ReplyTimeout
+from .expectations import Expectation, ExpectationsError, load_expectations
 from .guard import AdapterTimeout
-from .outcomes import Outcome, TestRecord, blamed_law, classify, worst
-from .pins import check_pin
+from .outcomes import Outcome, TestRecord, blamed_law, classify
+from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
+from .verdict import law_outcomes, manifest_problems, red_reasons
+
+__all__ = [
+    "Collector",
+    "Expectation",
+    "ExpectationsError",
+    "Judgment",
+    "ResultsFile",
+    "ResultsFileError",
+    "law_outcomes",
+    "load_expectations",
+    "read_results",
+]
 
 
-class Expectation(BaseModel):
-    """One manifest entry: the outcome a known-nonconforming runtime is expected to get."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+@dataclass(frozen=True)
+class Judgment:
+    """What one phase's report means: its outcome, the laws it is charged to, and whether
+    it is a failure the manifest expects (a FAIL, charged only to laws expected to FAIL)."""
 
     outcome: Outcome
-    reason: str
-    link: str | None = None
-
-
-def load_expectations(path: Path) -> dict[str, Expectation]:
-    """`[law."run.no-history"] outcome = "FAIL" reason = "..."` -> entries by law id."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        entries = {k: Expectation.model_validate(v) for k, v in data.get("law", {}).items()}
-    except (OSError, tomllib.TOMLDecodeError, ValidationError) as error:
-        raise pytest.UsageError(f"--expectations {path}: {error}") from error
-    check_pin(path, data)
-    unknown = sorted(set(entries) - set(load_laws()))
-    if unknown:
-        raise pytest.UsageError(f"--expectations {path}: unknown law ids {unknown}")
-    return entries
+    laws: tuple[str, ...]
+    expected: bool
 
 
 class Collector:
+    """Every law test's report, as per-law records; and at the end, the run's verdict."""
+
     def __init__(
         self,
         implementation: Implementation,
@@ -60,49 +64,56 @@ class Collector:
         report_md: Path | None,
         expectations: Path | None,
         seed: str,
+        dialects: Sequence[str] = (),
     ) -> None:
         self.implementation = implementation
-        self.expected = load_expectations(expectations) if expectations else {}
+        try:
+            self.expected = load_expectations(expectations) if expectations else {}
+        except ExpectationsError as error:
+            raise pytest.UsageError(str(error)) from None
         self.by_law: dict[str, list[TestRecord]] = defaultdict(list)
         self.report_md = report_md
         self.adapter_broken = False
+        self.selected: dict[str, tuple[str, ...]] = {}
+        """Selected law tests (node id -> laws), once collection is done."""
+        self.reported: set[str] = set()
+        """Law tests that wrote at least one record."""
+        self.records = 0
+        self.failed_reports = 0
+        """Law test reports pytest counts as failed (expected failures are not)."""
         self._results: IO[str] | None = None
         if results is not None:
             results.parent.mkdir(parents=True, exist_ok=True)
             self._results = results.open("w", encoding="utf-8")
             self._write(
-                {
-                    "type": "header",
-                    "suite": "turnlaw",
-                    "suite_version": __version__,
-                    "implementation": implementation.name,
-                    # optional on an Implementation: the framework release under test
-                    "implementation_version": getattr(implementation, "version", None),
-                    "implementation_notes": list(getattr(implementation, "notes", ())),
-                    "capabilities": sorted(str(c) for c in implementation.capabilities),
-                    "expectations": {
-                        law_id: e.model_dump(mode="json") for law_id, e in self.expected.items()
-                    },
-                    "seed": seed,
-                    "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                }
+                ResultsHeader(
+                    suite_version=__version__,
+                    implementation=str(implementation.name),
+                    implementation_version=_optional_str(getattr(implementation, "version", None)),
+                    implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
+                    capabilities=sorted(str(c) for c in implementation.capabilities),
+                    dialects=[str(d) for d in dialects],
+                    expectations=self.expected,
+                    seed=seed,
+                    started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                )
             )
 
-    @property
-    def seen(self) -> bool:
-        return bool(self.by_law)
-
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, line: BaseModel) -> None:
         if self._results is not None:
-            self._results.write(json.dumps(record) + "\n")
+            self._results.write(_line(line))
             self._results.flush()  # a killed run leaves every finished record behind
+
+    def select(self, tests: Mapping[str, tuple[str, ...]]) -> None:
+        """The law tests this run owes a verdict for (after -k, -m, deselection)."""
+        self.selected = dict(tests)
 
     def add(
         self, nodeid: str, laws: list[str], report: Any, call: Any, wire_broken: bool = False
-    ) -> None:
+    ) -> Judgment | None:
         """Record one phase's report; setup and teardown only count when they went wrong."""
         if report.when != "call" and not (report.failed or report.skipped):
-            return
+            return None
         excinfo = getattr(call, "excinfo", None)
         is_assertion = excinfo is not None and excinfo.errisinstance(
             (AssertionError, pytest.fail.Exception)
@@ -124,50 +135,53 @@ class Collector:
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
         for law_id in laws:
-            outcome_here = self._expect(law_id, outcome)
             record = TestRecord(
                 law=law_id,
                 test=nodeid,
-                outcome=outcome_here,
+                outcome=Outcome.XFAIL if self._expects_failure(law_id, outcome) else outcome,
                 duration=report.duration,
                 detail=detail,
             )
             self.by_law[law_id].append(record)
-            self._write(record.model_dump(mode="json"))
+            self.records += 1
+            self._write(record)
+        self.reported.add(nodeid)
+        expected = outcome is Outcome.FAIL and all(self._expects_failure(i, outcome) for i in laws)
+        return Judgment(outcome, tuple(laws), expected)
 
-    def _expect(self, law_id: str, outcome: Outcome) -> Outcome:
-        expected = self.expected.get(law_id)
-        if expected is None or outcome is Outcome.NOT_APPLICABLE:
-            return outcome
-        if outcome is expected.outcome:
-            return Outcome.XFAIL
-        return outcome
+    def _expects_failure(self, law_id: str, outcome: Outcome) -> bool:
+        """Only a FAIL is ever expected: an ERROR or TIMEOUT is not a state of the runtime."""
+        entry = self.expected.get(law_id)
+        return outcome is Outcome.FAIL and entry is not None and entry.outcome is Outcome.FAIL
 
     def per_law(self) -> dict[str, Outcome]:
         return law_outcomes(
             (record for records in self.by_law.values() for record in records), self.expected
         )
 
-    def problems(self) -> list[str]:
-        """What fails the run beyond failing tests: unexpected passes and stale entries."""
-        outcomes = self.per_law()
-        found = [
-            f"{law_id}: expected {e.outcome} ({e.reason}) but it passed: remove the entry"
-            for law_id, e in self.expected.items()
-            if outcomes.get(law_id) is Outcome.XPASS
-        ]
-        if not self.adapter_broken:
-            found += [
-                f"{law_id}: expectation never exercised (not run or not applicable): stale entry"
-                for law_id in self.expected
-                if outcomes.get(law_id) in (None, Outcome.NOT_APPLICABLE)
-            ]
-        return found
+    def unjudged(self) -> list[str]:
+        """Laws a selected test checks that no record judged (the run stopped, a test never
+        ran, or a multi-law test stopped at another law's failure and no other test of
+        theirs ran)."""
+        owed = {law_id for laws in self.selected.values() for law_id in laws}
+        return sorted(owed - set(self.by_law))
 
-    def totals(self) -> dict[str, int]:
-        counts = {o.value: 0 for o in Outcome}
+    def not_run(self) -> list[str]:
+        """Selected law tests that never reported."""
+        return [nodeid for nodeid in self.selected if nodeid not in self.reported]
+
+    def problems(self) -> list[str]:
+        """What the manifest got wrong: unexpected passes and stale entries."""
+        return manifest_problems(self.per_law(), self.expected, self.unjudged())
+
+    def red_reasons(self) -> list[str]:
+        """Why the run is red, from the per-law verdicts; empty: green."""
+        return red_reasons(self.per_law(), self.problems(), self.unjudged(), self.not_run())
+
+    def totals(self) -> dict[Outcome, int]:
+        counts = dict.fromkeys(Outcome, 0)
         for outcome in self.per_law().values():
-            counts[outcome.value] += 1
+            counts[outcome] += 1
         return counts
 
     def matrix(self) -> str:
@@ -188,21 +202,37 @@ class Collector:
             + " (not applicable laws are outside the score)"
         )
         if self.adapter_broken:
-            lines.append("  adapter broken: the smoke law failed, so the run stopped")
-        for problem in self.problems():
+            lines.append("  adapter broken: the run stopped, so the laws after it are unjudged")
+        problems = self.problems()
+        for problem in problems:
             lines.append(f"  expectation: {problem}")
-        return "\n".join(lines) + "\n"
+        reasons = self.red_reasons()
+        for reason in reasons:
+            if reason not in problems and not reason.startswith(tuple(o.value for o in Outcome)):
+                lines.append(f"  {reason}")
+        lines.append(f"  verdict: {'red' if reasons else 'green'}")
+        return _clean_text("\n".join(lines) + "\n")
 
     def finish(self) -> list[str]:
-        problems = self.problems()
+        """Write the footer and the Markdown report; the reasons the run is red."""
+        reasons = self.red_reasons()
         if self._results is not None:
-            self._write({"type": "footer", "totals": self.totals(), "problems": problems})
+            self._write(
+                ResultsFooter(
+                    records=self.records,
+                    totals=self.totals(),
+                    problems=self.problems(),
+                    unjudged=self.unjudged(),
+                    not_run=self.not_run(),
+                    verdict="red" if reasons else "green",
+                )
+            )
             self._results.close()
             self._results = None
         if self.report_md is not None:
             self.report_md.parent.mkdir(parents=True, exist_ok=True)
             self.report_md.write_text(self.markdown(), encoding="utf-8")
-        return problems
+        return reasons
 
     def markdown(self) -> str:
         laws = load_laws()
@@ -223,7 +253,38 @@ class Collector:
                 f"| `{law_id}` | {entry.level.value} | {outcomes[law_id].value} | "
                 f"{reason or detail[:160]} |"
             )
-        return "\n".join(rows) + "\n"
+        reasons = self.red_reasons()
+        rows += ["", f"**Verdict: {'red' if reasons else 'green'}**", ""]
+        rows += [f"- {reason}" for reason in reasons]
+        return _clean_text("\n".join(rows) + "\n")
+
+
+def _optional_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _line(model: BaseModel) -> str:
+    """One results-file line: the model as JSON, every string made writable."""
+    return json.dumps(_clean(model.model_dump(mode="json"))) + "\n"
+
+
+def _clean_text(text: str) -> str:
+    """A string as UTF-8 can carry it: a lone surrogate (an escape a JavaScript runtime
+    emits, read back by Python) becomes U+FFFD instead of an artifact no reader accepts."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _clean(value: Any) -> Any:
+    """Every string in a JSON-ready value, cleaned (see `_clean_text`)."""
+    if isinstance(value, str):
+        return _clean_text(value)
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
 
 
 def _short(longrepr: str, head: int = 4, tail: int = 4) -> str:
@@ -239,49 +300,3 @@ def _short(longrepr: str, head: int = 4, tail: int = 4) -> str:
         return "\n".join(picked)
     elided = f"E       ... {len(picked) - head - tail} lines elided (see pytest's own report)"
     return "\n".join([*picked[:head], elided, *picked[-tail:]])
-
-
-class ResultsFile(BaseModel):
-    """A results JSONL file read back: header, records, footer (None when truncated)."""
-
-    header: dict[str, Any]
-    records: list[TestRecord]
-    footer: dict[str, Any] | None
-
-    @property
-    def truncated(self) -> bool:
-        return self.footer is None
-
-    def per_law(self) -> dict[str, Outcome]:
-        return law_outcomes(self.records, self.header.get("expectations") or {})
-
-
-def law_outcomes(records: Iterable[TestRecord], expected: Container[str]) -> dict[str, Outcome]:
-    """Each law's outcome: its worst test's, and XPASS for an expected failure whose every
-    test passed. One rule for the run as it goes and for its results file read back."""
-    by_law: dict[str, list[Outcome]] = defaultdict(list)
-    for record in records:
-        by_law[record.law].append(record.outcome)
-    found = {law_id: worst(outcomes) for law_id, outcomes in by_law.items()}
-    return {
-        law_id: Outcome.XPASS if law_id in expected and outcome is Outcome.PASS else outcome
-        for law_id, outcome in found.items()
-    }
-
-
-def read_results(path: Path) -> ResultsFile:
-    header: dict[str, Any] = {}
-    records: list[TestRecord] = []
-    footer: dict[str, Any] | None = None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        record = json.loads(line)
-        kind = record.get("type")
-        if kind == "header":
-            header = record
-        elif kind == "footer":
-            footer = record
-        else:
-            records.append(TestRecord.model_validate(record))
-    return ResultsFile(header=header, records=records, footer=footer)

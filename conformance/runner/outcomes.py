@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Outcome(StrEnum):
@@ -59,13 +60,13 @@ def blamed_law(error: BaseException | None, laws: list[str]) -> str | None:
 class TestRecord(BaseModel):
     """One test's result for one law: a line of the results file."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    type: str = "test"
+    type: Literal["test"] = "test"
     law: str
     test: str
     outcome: Outcome
-    duration: float
+    duration: float = Field(ge=0, allow_inf_nan=False)
     detail: str = ""
 
 

@@ -3,17 +3,18 @@
 A manifest records what one release of a framework did. Run against another release, its
 entries would be judged against behaviour nobody looked at, so a manifest may pin the
 release (`[framework] package = "..." version = "..."`) and the run refuses to start when
-the installed version differs.
+the installed version differs (the manifest loader raises what `pin_problem` says).
 """
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any
 
-import pytest
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
+
+DISTRIBUTION_NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]{0,200}[A-Za-z0-9])?$"
+"""A distribution name as packaging spells it (PEP 508), checked before it is looked up."""
 
 
 class FrameworkPin(BaseModel):
@@ -21,29 +22,23 @@ class FrameworkPin(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    package: str
-    version: str
+    package: str = Field(pattern=DISTRIBUTION_NAME)
+    version: str = Field(min_length=1, max_length=200)
 
 
-def check_pin(path: Path, data: dict[str, Any]) -> FrameworkPin | None:
-    """The manifest's pin, after checking that the installed version matches it."""
-    if "framework" not in data:
-        return None
-    try:
-        pin = FrameworkPin.model_validate(data["framework"])
-    except ValidationError as error:
-        raise pytest.UsageError(f"--expectations {path}: [framework] {error}") from error
+def pin_problem(path: Path, pin: FrameworkPin) -> str | None:
+    """Why the installed version does not match the pin, or None when it does."""
     try:
         installed = version(pin.package)
     except PackageNotFoundError:
-        raise pytest.UsageError(
+        return (
             f"--expectations {path} describes {pin.package} {pin.version}, which is not "
             "installed: install that version (see pyproject.toml's extras)"
-        ) from None
+        )
     if installed != pin.version:
-        raise pytest.UsageError(
+        return (
             f"--expectations {path} describes {pin.package} {pin.version}, but {installed} is "
             "installed: run the suite without --expectations, write down what this release "
             "does, then move the pin (and the pyproject extra) to it"
         )
-    return pin
+    return None

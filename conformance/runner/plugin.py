@@ -24,9 +24,9 @@ from ..registry import RegistryError, law
 from ..stdio.errors import AdapterGaveUp
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
-from .collect import Collector
+from .collect import Collector, Judgment
 from .guard import GuardedImplementation
-from .outcomes import NOT_APPLICABLE_PREFIX
+from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
 
 # Hypothesis profiles, chosen with --hypothesis-profile: `ci` is derandomized so a CI
 # run is reproducible; `thorough` is for hunting.
@@ -63,6 +63,7 @@ itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a t
 the user configured for pytest-timeout wins."""
 _COLLECTOR = pytest.StashKey[Collector]()
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
+_DIALECTS = pytest.StashKey[list[Dialect]]()
 _PROFILE_BEFORE = pytest.StashKey[str]()
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
@@ -143,14 +144,17 @@ def pytest_configure(config: pytest.Config) -> None:
         # fixtures; without a choice, run as documented: `ci` on CI, `dev` elsewhere.
         config.stash[_PROFILE_BEFORE] = settings.get_current_profile_name()
         settings.load_profile("ci" if os.environ.get("CI") else "dev")
+    wanted = asked_dialects(config.getoption("--dialects"))
     implementation = load_implementation(config.getoption("--impl"), config)
     config.stash[_IMPLEMENTATION] = implementation
+    config.stash[_DIALECTS] = dialects_to_run(implementation, wanted)
     config.stash[_COLLECTOR] = Collector(
         implementation,
         results=config.getoption("--results"),
         report_md=config.getoption("--report-md"),
         expectations=config.getoption("--expectations"),
         seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
+        dialects=[str(d) for d in config.stash[_DIALECTS]],
     )
 
 
@@ -164,12 +168,40 @@ def law_ids(item: pytest.Item) -> list[str]:
     return [str(law_id) for marker in item.iter_markers("law") for law_id in marker.args]
 
 
+def asked_dialects(option: str) -> frozenset[Dialect] | None:
+    """`--dialects`: None for `all`, else the dialects it names (a UsageError for a name
+    that is none, or for naming nothing)."""
+    if option.strip() == "all":
+        return None
+    names = [name.strip() for name in option.split(",") if name.strip()]
+    known = ", ".join(d.value for d in Dialect)
+    if not names:
+        raise pytest.UsageError(f"--dialects {option!r} names no dialect; known: all, {known}")
+    unknown = [name for name in names if name not in {d.value for d in Dialect}]
+    if unknown:
+        raise pytest.UsageError(f"--dialects: unknown dialect {unknown[0]!r}; known: all, {known}")
+    return frozenset(Dialect(name) for name in names)
+
+
+def dialects_to_run(
+    implementation: Implementation, wanted: frozenset[Dialect] | None
+) -> list[Dialect]:
+    """The dialects every law runs in: those asked for that the implementation offers.
+    None is a UsageError: a run with no dialect would judge no law."""
+    offered = set(getattr(implementation, "dialects", frozenset({Dialect.OPENAI_CHAT})))
+    chosen = [d for d in Dialect if d in offered and (wanted is None or d in wanted)]
+    if not chosen:
+        has = ", ".join(d.value for d in Dialect if d in offered) or "no dialect at all"
+        asked = "all" if wanted is None else ", ".join(d.value for d in Dialect if d in wanted)
+        raise pytest.UsageError(
+            f"--impl {implementation.name!r} offers none of the dialects asked for "
+            f"(--dialects {asked}); it offers {has}"
+        )
+    return chosen
+
+
 def dialects_for(config: pytest.Config) -> list[Dialect]:
-    implementation = config.stash[_IMPLEMENTATION]
-    offered = getattr(implementation, "dialects", frozenset({Dialect.OPENAI_CHAT}))
-    wanted = config.getoption("--dialects")
-    chosen = offered if wanted == "all" else {Dialect(d.strip()) for d in wanted.split(",")}
-    return [d for d in Dialect if d in chosen and d in offered]
+    return config.stash[_DIALECTS]
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -193,6 +225,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.timeout(seconds))
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The law tests this run owes a verdict for: what -k, -m and deselection left."""
+    collector = session.config.stash[_COLLECTOR]
+    collector.select({item.nodeid: tuple(law_ids(item)) for item in session.items if law_ids(item)})
+
+
 def _timeout_configured(config: pytest.Config) -> bool:
     try:
         return bool(config.getoption("timeout", None) or config.getini("timeout"))
@@ -214,23 +252,34 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     laws = law_ids(item)
     if laws:
         collector = item.config.stash[_COLLECTOR]
-        collector.add(item.nodeid, laws, report, call, _wire_broken(item))
-        _apply_expectations(collector, laws, report)
-        stop = _why_stop(item, laws, report, call)
+        judgment = collector.add(item.nodeid, laws, report, call, _wire_broken(item))
+        if judgment is not None and judgment.expected and report.failed:
+            _mark_expected(collector, judgment, report)
+        if report.failed:
+            collector.failed_reports += 1
+        stop = _why_stop(item, laws, judgment, call)
         if stop is not None:
             item.session.shouldstop = stop
             collector.adapter_broken = True
     return report
 
 
-def _why_stop(item: pytest.Item, laws: list[str], report: Any, call: Any) -> str | None:
-    """Why no further law can be judged after this test, if that is so."""
+def _why_stop(
+    item: pytest.Item, laws: list[str], judgment: Judgment | None, call: Any
+) -> str | None:
+    """Why no further law can be judged after this test, if that is so. The smoke law
+    failing stops the run even when the manifest expects it: no other law can be judged."""
     if call.excinfo is not None and call.excinfo.errisinstance(AdapterGaveUp):
         return (
             "adapter gave up: it crashed and used up its restarts, so no more laws can "
             f"be judged ({item.nodeid}). Its stderr tail is in that test's report."
         )
-    if SMOKE_LAW in laws and report.failed:
+    failed = judgment is not None and judgment.outcome in (
+        Outcome.FAIL,
+        Outcome.ERROR,
+        Outcome.TIMEOUT,
+    )
+    if SMOKE_LAW in laws and failed:
         return (
             "adapter broken: a one-turn run does not work, so no law can be judged. "
             f"Fix the adapter first ({item.nodeid})."
@@ -250,33 +299,45 @@ def _wire_broken(item: pytest.Item) -> bool:
     return any(finding.kind in WIRE_VERDICTS for finding in fake.findings)
 
 
-def _apply_expectations(collector: Collector, laws: list[str], report: Any) -> None:
-    """An expected failure that failed is an xfail. A test that passed stays passed: a
-    law fails as a whole (its worst test, in any dialect), so one passing test of it is no
-    surprise; a law none of whose tests failed is an XPASS, and the collector fails the
-    run for it at the end."""
-    expected = [collector.expected[law_id] for law_id in laws if law_id in collector.expected]
-    if report.when != "call" or not expected or len(expected) != len(laws):
-        return
-    if report.failed:
-        reason = "; ".join(e.reason for e in expected)
-        report.outcome = "skipped"
-        report.wasxfail = f"expected by the manifest: {reason}"
+def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> None:
+    """A FAIL charged only to laws the manifest expects to fail is an xfail, so pytest's
+    own summary agrees with the verdict. The laws it was charged to decide, not the laws
+    the test is marked with: a multi-law test's LawViolation charges one. A test that
+    passed stays passed: a law fails as a whole (its worst test, in any dialect); a law
+    none of whose tests failed is an XPASS, and the verdict is red for it."""
+    reason = "; ".join(collector.expected[law_id].reason for law_id in judgment.laws)
+    report.outcome = "skipped"
+    report.wasxfail = f"expected by the manifest: {reason}"
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     collector = config.stash.get(_COLLECTOR, None)
-    if collector is not None and collector.seen:
+    if collector is not None:
         terminalreporter.write(collector.matrix())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The one place the run's exit status is decided: from the per-law verdicts."""
     collector = session.config.stash.get(_COLLECTOR, None)
     if collector is None:
         return
-    problems = collector.finish()
-    if problems and session.exitstatus == 0:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    red = bool(collector.finish())
+    others = session.testsfailed - collector.failed_reports
+    session.exitstatus = exit_status(session.exitstatus, red=red, other_failures=others)
+
+
+def exit_status(pytest_status: int, *, red: bool, other_failures: int) -> int:
+    """The verdict decides, both ways: red is never 0 (pytest may have seen only xfails,
+    skips or passes); green is 0 when pytest's only complaint is law tests' failures
+    (every one an expected FAIL). What no verdict covers keeps pytest's own status: a
+    usage error, an interruption, a failing test that judges no law."""
+    if red:
+        return (
+            pytest.ExitCode.TESTS_FAILED if pytest_status == pytest.ExitCode.OK else pytest_status
+        )
+    if pytest_status == pytest.ExitCode.TESTS_FAILED and other_failures <= 0:
+        return pytest.ExitCode.OK
+    return pytest_status
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import conformance.runner.plugin  # noqa: F401
 import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import read_results
+from conformance.runner.expectations import ExpectationsError, load_expectations
 from conformance.runner.outcomes import Outcome
 from tests.suite_args import PLUGIN_ARGS
 
@@ -185,3 +186,61 @@ def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
     said = capsys.readouterr().out
     assert "XPASS           run.no-history" in said
     assert "problem: run.no-history: expected FAIL" in said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (b'[law."smoke.one-turn"]\noutcome = "FAIL\xff"\n', "not UTF-8 text (line 2"),
+        (b'[law]\n"smoke.one-turn" = "FAIL"\n', '[law."smoke.one-turn"]: Input should be'),
+        (b'[law."smoke.one-turn"]\noutcome = "FAIL"\nreason = 3\n', '."smoke.one-turn"].reason'),
+        (b'law = ["smoke.one-turn"]\n', "[law]: Input should be a valid dictionary"),
+        (b'[[law]]\noutcome = "FAIL"\n', "[law]: Input should be a valid dictionary"),
+        (b'[laws."smoke.one-turn"]\noutcome = "FAIL"\n', "[laws]: extra inputs are not permitted"),
+        (b'[law."smoke.one-turn"]\noutcome = "FAIL"\n', '[law."smoke.one-turn"].reason: field'),
+        (b'[law."smoke.one-turn"]\noutcome = "FAIL"\nreason = ""\n', "at least 1 character"),
+        (b'[law."smoke.one-turn"]\noutcome = "FAIL"\nreason = "x"\nnote = 1\n', ".note: extra"),
+        (b'[law."smoke.one-turn"\n', "not TOML"),
+        (b'[framework]\npackage = ""\nversion = "1"\n', "[framework].package: String should"),
+        (b'[framework]\npackage = "pytest"\nversion = 1\n', "[framework].version: Input should"),
+        (b'[law."no.such-law"]\noutcome = "FAIL"\nreason = "x"\n', "unknown law ids"),
+    ],
+)
+def test_a_broken_manifest_is_a_typed_error_naming_the_entry(
+    tmp_path: Path, text: bytes, said: str
+) -> None:
+    path = tmp_path / "manifest.toml"
+    path.write_bytes(text)
+    with pytest.raises(ExpectationsError) as raised:
+        load_expectations(path)
+    assert said in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("outcome", ["PASS", "XPASS", "XFAIL", "ERROR", "TIMEOUT", "MAYBE"])
+def test_an_entry_names_an_outcome_the_law_may_have(tmp_path: Path, outcome: str) -> None:
+    path = tmp_path / "manifest.toml"
+    path.write_text(f'[law."smoke.one-turn"]\noutcome = "{outcome}"\nreason = "x"\n')
+    with pytest.raises(ExpectationsError, match=r'\[law."smoke.one-turn"\].outcome'):
+        load_expectations(path)
+
+
+@pytest.mark.parametrize("outcome", ["FAIL", "NOT_APPLICABLE"])
+def test_fail_and_not_applicable_are_expectable(tmp_path: Path, outcome: str) -> None:
+    path = tmp_path / "manifest.toml"
+    path.write_text(f'[law."smoke.one-turn"]\noutcome = "{outcome}"\nreason = "x"\n')
+    assert load_expectations(path)["smoke.one-turn"].outcome == outcome
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b'[law."smoke.one-turn"]\noutcome = "FAIL"\nreason = "\xff"\n', b'[law]\n"x" = 1\n'],
+)
+def test_a_broken_manifest_stops_the_run_as_a_usage_error(
+    suite: pytest.Pytester, tmp_path: Path, text: bytes
+) -> None:
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_bytes(text)
+    run = suite.runpytest(*PLUGIN, "--impl", "impls:twice", "--expectations", str(manifest))
+    assert run.ret == pytest.ExitCode.USAGE_ERROR, run.stderr.str()
+    assert "INTERNALERROR" not in run.stderr.str() + run.stdout.str()

@@ -4,14 +4,15 @@ files are written here the way the runner writes them."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conformance import matrix
 from conformance.__main__ import main
+from conformance.runner.expectations import Expectation
+from conformance.runner.outcomes import Outcome
+from tests.harness.results_files import record, write_results
 
 LAWS_RUN = {
     "smoke.one-turn": ["PASS"],
@@ -27,45 +28,36 @@ def results_file(
     path: Path, outcomes: dict[str, list[str]], *, footer: bool = True, version: str = "2.68.0"
 ) -> Path:
     """A results file as the runner writes it, with run-specific noise that must not leak."""
-    lines: list[dict[str, Any]] = [
-        {
-            "type": "header",
-            "implementation": "pydantic-ai",
-            "implementation_version": version,
-            "implementation_notes": ["the adapter turned the framework's limiter on"],
-            "expectations": {
-                "mismatch.refuses-another-agents-conversation": {
-                    "outcome": "FAIL",
-                    "reason": REASON,
-                    "link": None,
-                }
-            },
-            "started": "2026-11-30T06:00:00Z",
-            "seed": "12345",
-        }
-    ]
-    for law, per_test in outcomes.items():
-        for n, outcome in enumerate(per_test):
-            detail = {
+    records = [
+        record(
+            law,
+            outcome,
+            test=f"t{n}",
+            duration=0.123 * (n + 1),
+            detail={
                 "NOT_APPLICABLE": f"('x.py', 1, 'Skipped: NOT_APPLICABLE: {law} needs pause')",
                 "FAIL": "E   AssertionError: run() carried an earlier conversation\nE   more",
                 "XFAIL": "E   Failed: DID NOT RAISE Refused (port 54321)",
-            }.get(outcome, "")
-            lines.append(
-                {
-                    "type": "test",
-                    "law": law,
-                    "test": f"t{n}",
-                    "outcome": outcome,
-                    "duration": 0.123 * (n + 1),
-                    "detail": detail,
-                }
+            }.get(outcome, ""),
+        )
+        for law, per_test in outcomes.items()
+        for n, outcome in enumerate(per_test)
+    ]
+    return write_results(
+        path,
+        records,
+        footer=footer,
+        implementation="pydantic-ai",
+        implementation_version=version,
+        implementation_notes=["the adapter turned the framework's limiter on"],
+        expectations={
+            "mismatch.refuses-another-agents-conversation": Expectation(
+                outcome=Outcome.FAIL, reason=REASON
             )
-    if footer:
-        lines.append({"type": "footer", "totals": {}, "problems": []})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
+        },
+        started="2026-11-30T06:00:00Z",
+        seed="12345",
+    )
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ import pytest
 import conformance.runner.plugin  # noqa: F401
 import reference_impl.conformance_adapter  # noqa: F401
 from conformance.runner.collect import read_results
+from conformance.runner.outcomes import Outcome
+from tests.harness.results_files import record, write_results
 from tests.suite_args import PLUGIN_ARGS
 
 # The two imports above are not unused: pytester restores sys.modules after each nested
@@ -102,7 +104,7 @@ def test_undeclared_capabilities_are_not_applicable(suite: pytest.Pytester, tmp_
     assert read.header["implementation"] == "limited"
     assert read.header["capabilities"] == ["follow_up"]
     assert not read.truncated
-    assert read.footer is not None and read.footer["totals"]["NOT_APPLICABLE"] == 1
+    assert read.footer is not None and read.footer.totals[Outcome.NOT_APPLICABLE] == 1
 
 
 def test_record_writes_each_tests_wire(suite: pytest.Pytester, tmp_path: Path) -> None:
@@ -185,16 +187,9 @@ def test_bad_impl_specs_are_usage_errors(suite: pytest.Pytester, spec: str, mess
 
 
 def test_a_results_file_without_footer_is_truncated(tmp_path: Path) -> None:
-    path = tmp_path / "results.jsonl"
-    header = {"type": "header", "implementation": "x"}
-    record = {
-        "type": "test",
-        "law": "run.no-history",
-        "test": "t",
-        "outcome": "PASS",
-        "duration": 0.1,
-    }
-    path.write_text(json.dumps(header) + "\n" + json.dumps(record) + "\n")
+    path = write_results(
+        tmp_path / "results.jsonl", [record("run.no-history", "PASS")], footer=False
+    )
     read = read_results(path)
     assert read.truncated and len(read.records) == 1
 

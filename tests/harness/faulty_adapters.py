@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 from conformance.adapter import AgentSpec, Capability, RunOutcome
+from conformance.wire.ir import Dialect
 from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
 
 
@@ -23,6 +24,11 @@ class _HangsOnFollowUp(ReferenceAgent):
     async def follow_up(self, message: str) -> RunOutcome:
         await asyncio.Event().wait()  # never set: a deadlock in the adapter
         raise AssertionError("unreachable")
+
+
+class _RaisesOnFollowUp(ReferenceAgent):
+    async def follow_up(self, message: str) -> RunOutcome:
+        raise RuntimeError("the adapter's follow_up mapping is broken")  # not a judgment
 
 
 class _RaisesOnCheckpoint(ReferenceAgent):
@@ -66,6 +72,16 @@ def _faulty(name: str, agent_type: type[ReferenceAgent], **extra: Any) -> _Fault
 
 hangs = _faulty("hangs on follow_up", _HangsOnFollowUp)
 raises = _faulty("raises in checkpoint", _RaisesOnCheckpoint)
+raises_on_follow_up = _faulty("raises in follow_up", _RaisesOnFollowUp)
+chat_only = _faulty(
+    "chat completions only", ReferenceAgent, dialects=frozenset({Dialect.OPENAI_CHAT})
+)
+declares_follow_up_only = _faulty(
+    "declares follow_up only",
+    ReferenceAgent,
+    capabilities=frozenset({Capability.FOLLOW_UP}),
+    dialects=frozenset({Dialect.OPENAI_CHAT}),
+)
 garbage_checkpoint = _faulty("garbage checkpoint", _GarbageCheckpoint)
 declares_pause_it_lacks = _faulty("declares pause it lacks", _NoPause)
 silent_success = _faulty("claims success, sends nothing", _SilentSuccess)

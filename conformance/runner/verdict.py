@@ -1,0 +1,91 @@
+"""The one rule from per-law outcomes to a run's verdict, used twice: by the run as it
+ends (its exit status) and by `python -m conformance report` on its results file.
+
+A run is green when every judged law passed, was not applicable, or failed as its
+manifest entry says (XFAIL), and nothing else is wrong: no FAIL, ERROR, TIMEOUT or
+XPASS, no stale manifest entry, no selected law test that never reported, no law of a
+selected test left without a verdict, and at least one law judged.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Mapping
+
+from .expectations import Expectation
+from .outcomes import Outcome, TestRecord, worst
+
+RED = (Outcome.ERROR, Outcome.TIMEOUT, Outcome.FAIL, Outcome.XPASS)
+"""Law outcomes that fail a run, whatever the manifest says."""
+
+
+def law_outcomes(
+    records: Iterable[TestRecord], expected: Mapping[str, Expectation]
+) -> dict[str, Outcome]:
+    """Each law's outcome: its worst test's, and XPASS for an expected failure whose every
+    test passed."""
+    by_law: dict[str, list[Outcome]] = defaultdict(list)
+    for record in records:
+        by_law[record.law].append(record.outcome)
+    found = {law_id: worst(outcomes) for law_id, outcomes in by_law.items()}
+    return {
+        law_id: Outcome.XPASS if _expects_failure(expected, law_id) and o is Outcome.PASS else o
+        for law_id, o in found.items()
+    }
+
+
+def _expects_failure(expected: Mapping[str, Expectation], law_id: str) -> bool:
+    entry = expected.get(law_id)
+    return entry is not None and entry.outcome is Outcome.FAIL
+
+
+def manifest_problems(
+    outcomes: Mapping[str, Outcome],
+    expected: Mapping[str, Expectation],
+    unjudged: Collection[str] = (),
+) -> list[str]:
+    """Entries the run contradicts: an unexpected pass, and stale entries (the law is not
+    in this run, or got another outcome than the one the entry names). An entry for an
+    unjudged law is left to the unjudged line, and an ERROR or TIMEOUT speaks for itself."""
+    found: list[str] = []
+    for law_id, entry in expected.items():
+        got = outcomes.get(law_id)
+        said = f"{law_id}: expected {entry.outcome.value} ({entry.reason})"
+        if law_id in unjudged or got in (Outcome.ERROR, Outcome.TIMEOUT):
+            continue
+        if got is None:
+            found.append(f"{said} but it is not in this run (no selected test): stale entry")
+        elif got is Outcome.XPASS:
+            found.append(f"{said} but it passed: remove the entry")
+        elif entry.outcome is Outcome.FAIL and got is Outcome.NOT_APPLICABLE:
+            found.append(f"{said} but it is not applicable: stale entry")
+        elif entry.outcome is Outcome.NOT_APPLICABLE and got is not Outcome.NOT_APPLICABLE:
+            found.append(f"{said} but it was judged ({got.value}): stale entry")
+    return found
+
+
+def red_reasons(
+    outcomes: Mapping[str, Outcome],
+    problems: Iterable[str],
+    unjudged: Collection[str],
+    not_run: Collection[str],
+) -> list[str]:
+    """Why the run is red, one line per reason; no line: green."""
+    reasons = [
+        f"{outcome.value}: {', '.join(law_ids)}"
+        for outcome in RED
+        if (law_ids := [law_id for law_id, o in outcomes.items() if o is outcome])
+    ]
+    reasons += list(problems)
+    if unjudged:
+        reasons.append(
+            f"unjudged: {', '.join(sorted(unjudged))} (a selected test checks it, but none "
+            "reached a verdict on it: the run stopped, a test never ran, or a multi-law test "
+            "stopped at another law's failure)"
+        )
+    if not_run:
+        shown = ", ".join(sorted(not_run)[:3]) + (", ..." if len(not_run) > 3 else "")
+        reasons.append(f"not run: {len(not_run)} selected law test(s) never reported ({shown})")
+    if not outcomes and not unjudged:
+        reasons.append("no law was judged: the run checked nothing")
+    return reasons
