@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,8 +25,10 @@ def start_faulty(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Callable[..., StdioImplementation]]:
     """`start_faulty("crash_on_run", max_restarts=1)` -> a started connector; every
-    op the adapter receives is logged to tmp_path/ops.log. Short timeouts: no test may hang."""
+    op the adapter receives is logged to tmp_path/ops.log, and the pid of every helper
+    process it starts to tmp_path/pids.log. Short timeouts: no test may hang."""
     monkeypatch.setenv("TURNLAW_OPS_LOG", str(tmp_path / "ops.log"))
+    monkeypatch.setenv("TURNLAW_PIDS_LOG", str(tmp_path / "pids.log"))
     started: list[StdioImplementation] = []
 
     def start(name: str, **options: object) -> StdioImplementation:
@@ -42,3 +45,42 @@ def start_faulty(
 def ops(tmp_path: Path) -> list[str]:
     log = tmp_path / "ops.log"
     return log.read_text().splitlines() if log.exists() else []
+
+
+def helper_pids(tmp_path: Path) -> list[int]:
+    log = tmp_path / "pids.log"
+    return [int(line) for line in log.read_text().split()] if log.exists() else []
+
+
+def running(pid: int) -> bool:
+    """Is `pid` a live process (not gone, not a zombie nobody reaped yet)?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Does `pid` stop running within `within` seconds? (A SIGKILL is delivered at once,
+    but its target is reaped by its parent, or by init, a moment later.)"""
+    deadline = time.monotonic() + within
+    while running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def process_group_is_empty(pgid: int) -> bool:
+    """No live process left in group `pgid`."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            return False
+    return True
