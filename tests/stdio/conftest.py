@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -50,37 +49,3 @@ def ops(tmp_path: Path) -> list[str]:
 def helper_pids(tmp_path: Path) -> list[int]:
     log = tmp_path / "pids.log"
     return [int(line) for line in log.read_text().split()] if log.exists() else []
-
-
-def running(pid: int) -> bool:
-    """Is `pid` a live process (not gone, not a zombie nobody reaped yet)?"""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] not in ("Z", "X")
-
-
-def gone(pid: int, within: float = 10.0) -> bool:
-    """Does `pid` stop running within `within` seconds? (A SIGKILL is delivered at once,
-    but its target is reaped by its parent, or by init, a moment later.)"""
-    deadline = time.monotonic() + within
-    while running(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
-
-
-def process_group_is_empty(pgid: int) -> bool:
-    """No live process left in group `pgid`."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
-            return False
-    return True

@@ -20,7 +20,8 @@ from conformance.stdio import (
     StdioImplementation,
 )
 
-from .conftest import Start, faulty_argv, gone, helper_pids, ops, process_group_is_empty
+from .conftest import Start, faulty_argv, helper_pids, ops
+from .processes import gone, process_group_is_empty
 
 SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-not-used-0000")
 

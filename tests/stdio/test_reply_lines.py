@@ -12,7 +12,8 @@ from conformance.adapter import AgentSpec
 from conformance.stdio import AdapterProtocolError, AdapterTimeout
 from conformance.stdio._process import StderrTail
 
-from .conftest import Start, gone
+from .conftest import Start
+from .processes import gone
 
 SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-not-used-0000")
 
