@@ -3,9 +3,10 @@
 `StdioImplementation` starts the adapter, asks it who it is (`start`), and then is an
 ordinary `conformance.adapter.Implementation`: the laws cannot tell it from an in-process
 one. One process serves the whole session. When it dies, the request that was waiting
-fails as a CRASH with the tail of its stderr; the next request starts it again (at most
-`max_restarts` times), replaying `start` and the `agent.create` of every agent still
-open, so later tests still have an adapter to talk to.
+fails as a CRASH with the tail of its stderr; the next request starts it again (after
+at most `max_restarts` crashes or protocol errors), replaying `start` and the
+`agent.create` of every agent still open, so later tests still have an adapter to talk
+to.
 
 The connector owns each call's deadline (the runner's guard leaves it to it): a request
 that misses it, or whose caller gave up on it, cannot be withdrawn from the adapter, so
@@ -46,6 +47,7 @@ from .errors import (
     AdapterGaveUp,
     AdapterProtocolError,
     AdapterReportedError,
+    AdapterStopped,
     AdapterTimeout,
     CommandSpecError,
 )
@@ -122,7 +124,8 @@ class StdioImplementation:
         self.argv = argv
         self.options = options or ConnectorOptions()
         self.stderr = StderrTail(copy_to=self.options.stderr_log)
-        self.restarts = 0
+        self.restarts = 0  # every restart
+        self.crashes = 0  # the restarts after a crash or protocol error: these are bounded
         self._lock = threading.Lock()
         self._seq = itertools.count(1)  # never reused, even across restarts
         self._handles = itertools.count(1)
@@ -201,12 +204,18 @@ class StdioImplementation:
             channel = self._channel
             if channel is not None and channel.healthy:
                 return channel
-            if self.restarts >= self.options.max_restarts:
+            # A stop of the suite's own (a timeout, a cancelled or stray request) is no
+            # crash: a slow adapter has each of its laws judged, as TIMEOUT, in turn.
+            stopped = channel is not None and isinstance(
+                channel.failure, AdapterTimeout | AdapterStopped
+            )
+            if not stopped and self.crashes >= self.options.max_restarts:
                 raise AdapterGaveUp(
-                    f"the adapter crashed and was restarted {self.restarts} time(s), the "
+                    f"the adapter crashed and was restarted {self.crashes} time(s), the "
                     f"limit: no more restarts ({shlex.join(self.argv)})",
                     stderr_tail=self.stderr.text(),
                 )
+            self.crashes += not stopped
             self.restarts += 1
             if channel is not None:
                 channel.process.kill()
@@ -233,7 +242,7 @@ class StdioImplementation:
             # is still carrying the request out, and only stopping it withdraws it.
             channel.abandon(request.seq)
             channel.fail(
-                AdapterCrashed(
+                AdapterStopped(
                     f"the adapter was stopped: {request.op} (seq {request.seq}) was "
                     "cancelled while it waited, and a request can only be withdrawn by "
                     "stopping the adapter",
@@ -255,7 +264,7 @@ class StdioImplementation:
         strays = self.in_flight()
         if channel is not None and strays:
             channel.fail(
-                AdapterCrashed(
+                AdapterStopped(
                     f"the adapter was stopped: {', '.join(strays)} still unanswered after "
                     f"{after} ended",
                     stderr_tail=self.stderr.text(),

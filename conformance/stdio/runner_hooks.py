@@ -48,7 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--adapter-restarts",
         type=int,
         default=MAX_RESTARTS,
-        help=f"cmd: adapters: restarts allowed after crashes (default {MAX_RESTARTS})",
+        help=f"cmd: adapters: restarts allowed after crashes and protocol errors (default "
+        f"{MAX_RESTARTS}); a stop for a timeout is not counted",
     )
     group.addoption(
         "--adapter-stderr", type=Path, help="cmd: adapters: also copy the adapter's stderr here"

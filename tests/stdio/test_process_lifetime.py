@@ -144,3 +144,17 @@ async def test_a_reply_written_on_stderr_is_a_timeout_that_says_where_it_went(
     agent = await implementation.create_agent(SPEC)
     with pytest.raises(AdapterTimeout, match="a line on its stderr is that reply"):
         await agent.run("hi")
+
+
+async def test_stops_for_timeouts_do_not_use_up_the_restarts_crashes_may_have(
+    start_faulty: Start,
+) -> None:
+    # The bound is for an adapter that keeps crashing; a slow one is stopped by the
+    # suite's own decision, and each of its laws is still judged (TIMEOUT) in turn.
+    implementation = start_faulty("silent", reply_timeout=0.3, max_restarts=1)
+    agent = await implementation.create_agent(SPEC)
+    for _ in range(3):
+        with pytest.raises(AdapterTimeout):
+            await agent.run("hi")
+    assert await agent.checkpoint() == {"turns": 1}
+    assert implementation.restarts == 3
