@@ -20,11 +20,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
+from ..adapter import Refused
 from ._process import MAX_LINE, AdapterProcess
 from ._reply_line import UnreadableReply, clip, read_reply, read_result, summary
 from ._stderr import StderrTail
-from .errors import AdapterCrashed, AdapterFailure, AdapterProtocolError
-from .protocol import REQUESTS, OkReply, Reply
+from .errors import AdapterCrashed, AdapterFailure, AdapterProtocolError, AdapterReportedError
+from .protocol import REQUESTS, OkReply, RefusedReply, Reply
 
 _EXIT_AFTER_EOF = 1.0
 """Seconds to wait for an exit after stdout closed, to tell a crash (which reports its
@@ -223,6 +224,16 @@ def open_channel(
     channel = Channel(process, validate=validate, stderr=stderr)
     process.start(channel)  # only now can its threads report to the channel
     return channel
+
+
+def outcome_of(op: str, delivered: Delivered) -> Any:
+    """An ok reply's result; a refusal or an error reply raised as what it says."""
+    reply = delivered.reply
+    if isinstance(reply, OkReply):
+        return delivered.result
+    if isinstance(reply, RefusedReply):
+        raise Refused(reply.kind, reply.message)
+    raise AdapterReportedError(op, reply.message, reply.traceback)
 
 
 def _how_it_ended(code: int) -> str:

@@ -27,17 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapter import (
-    JSON,
-    AgentSpec,
-    Capability,
-    IdentityReport,
-    IdentitySpec,
-    Refused,
-    RunOutcome,
-)
+from ..adapter import AgentSpec, Capability, Refused
 from ..wire.ir import Dialect
-from ._channel import Channel, Delivered, open_channel
+from ._agent import StdioAgent
+from ._channel import Channel, open_channel, outcome_of
 from ._process import MAX_LINE
 from ._reply_line import UnreadableReply, read_reply
 from ._stderr import StderrTail
@@ -52,18 +45,9 @@ from .errors import (
     CommandSpecError,
 )
 from .protocol import (
-    AbandonPauseRequest,
     AgentCloseRequest,
     AgentCreateRequest,
-    CanExplainRequest,
-    CheckpointRequest,
-    FollowUpRequest,
     ImplementationInfo,
-    LastIdentityRequest,
-    OkReply,
-    RefusedReply,
-    ResumeRequest,
-    RunRequest,
     StartRequest,
     StartResult,
     StopRequest,
@@ -172,7 +156,7 @@ class StdioImplementation:
             delivered = future.result(timeout)
         except TimeoutError:
             raise self._timed_out(channel, request, timeout, "") from None
-        return _result(request.op, delivered)
+        return outcome_of(request.op, delivered)
 
     def _timed_out(self, channel: Channel, request: Any, timeout: float, then: str) -> Exception:
         """Stop the adapter that missed a deadline; the failure to raise."""
@@ -250,7 +234,7 @@ class StdioImplementation:
                 )
             )
             raise
-        return _result(request.op, delivered)
+        return outcome_of(request.op, delivered)
 
     def in_flight(self) -> list[str]:
         """The requests the running adapter has not answered yet, as `op (seq N)`."""
@@ -309,81 +293,6 @@ class StdioImplementation:
         if channel is None or not channel.healthy:
             return  # its process is gone, and the agent with it: nothing to close
         await self.call(lambda seq: AgentCloseRequest(seq=seq, agent=handle))
-
-
-class StdioAgent:
-    """conformance.adapter.AgentUnderTest, one request per call."""
-
-    def __init__(self, implementation: StdioImplementation, handle: str) -> None:
-        self._impl = implementation
-        self.handle = handle
-
-    async def run(
-        self,
-        message: str,
-        *,
-        continue_from: JSON | None = None,
-        identity: IdentitySpec | None = None,
-        session_id: str | None = None,
-    ) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: RunRequest(
-                seq=seq,
-                agent=self.handle,
-                message=message,
-                continue_from=continue_from,
-                identity=identity,
-                session_id=session_id,
-            )
-        )
-        return outcome
-
-    async def follow_up(self, message: str) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: FollowUpRequest(seq=seq, agent=self.handle, message=message)
-        )
-        return outcome
-
-    async def checkpoint(self) -> JSON:
-        return await self._impl.call(lambda seq: CheckpointRequest(seq=seq, agent=self.handle))
-
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: ResumeRequest(
-                seq=seq, agent=self.handle, checkpoint=checkpoint, decision=decision
-            )
-        )
-        return outcome
-
-    async def abandon_pause(self) -> dict[str, str] | None:
-        dropped = await self._impl.call(lambda seq: AbandonPauseRequest(seq=seq, agent=self.handle))
-        if dropped is None or isinstance(dropped, dict):
-            return dropped
-        return {str(k): str(v) for k, v in dropped.model_dump().items()}
-
-    async def can_explain(self) -> bool:
-        answer: bool = await self._impl.call(
-            lambda seq: CanExplainRequest(seq=seq, agent=self.handle)
-        )
-        return answer
-
-    async def last_identity(self) -> IdentityReport | None:
-        report: IdentityReport | None = await self._impl.call(
-            lambda seq: LastIdentityRequest(seq=seq, agent=self.handle)
-        )
-        return report
-
-    async def close(self) -> None:
-        await self._impl.close_agent(self.handle)
-
-
-def _result(op: str, delivered: Delivered) -> Any:
-    reply = delivered.reply
-    if isinstance(reply, OkReply):
-        return delivered.result
-    if isinstance(reply, RefusedReply):
-        raise Refused(reply.kind, reply.message)
-    raise AdapterReportedError(op, reply.message, reply.traceback)
 
 
 def start_command(spec: str, options: ConnectorOptions | None = None) -> StdioImplementation:

@@ -18,9 +18,8 @@ from pydantic import BaseModel
 
 from conformance.adapter import AgentSpec, Refused
 from conformance.stdio import protocol as p
-from conformance.stdio._channel import Channel
+from conformance.stdio._channel import Channel, outcome_of
 from conformance.stdio._stderr import STDERR_TAIL_LINES, StderrTail
-from conformance.stdio.connector import _result
 from conformance.stdio.errors import AdapterProtocolError, AdapterReportedError
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 from tests.hostile.stdio_lines import OPS, WAITING, lines, strictly_valid
@@ -98,7 +97,7 @@ def test_every_line_resolves_the_waiting_request(answer: tuple[str, bytes], vali
         pytest.fail(f"{line[:200]!r} poisoned the stream, but the process was left running")
     accepted = False
     with judged(TARGET, typed=TYPED):
-        _result(op, future.result(timeout=0))
+        outcome_of(op, future.result(timeout=0))
         accepted = True
     if accepted and not strictly_valid(line, op, validate):
         TALLY.add(TARGET, "false_green")
