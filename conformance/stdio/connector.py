@@ -141,12 +141,18 @@ class StdioImplementation:
             max_line=self.options.max_line,
         )
         self._channel = channel
-        started = self._wait(channel, StartRequest(seq=next(self._seq)), self.options.start_timeout)
-        if not isinstance(started, StartResult):
-            raise AdapterProtocolError(f"start answered {started!r}, not an implementation")
-        for handle, spec in self._open.items():
-            create = AgentCreateRequest(seq=next(self._seq), agent=handle, spec=spec)
-            self._wait(channel, create, self.options.reply_timeout)
+        try:
+            started = self._wait(
+                channel, StartRequest(seq=next(self._seq)), self.options.start_timeout
+            )
+            if not isinstance(started, StartResult):
+                raise AdapterProtocolError(f"start answered {started!r}, not an implementation")
+            for handle, spec in self._open.items():
+                create = AgentCreateRequest(seq=next(self._seq), agent=handle, spec=spec)
+                self._wait(channel, create, self.options.reply_timeout)
+        except BaseException:
+            channel.process.kill()  # it answered, wrongly: it must not wait on, or be used
+            raise
         return started
 
     def _wait(self, channel: Channel, request: Any, timeout: float) -> Any:

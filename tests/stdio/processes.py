@@ -3,6 +3,7 @@ its adapter (a zombie nobody reaped yet counts as gone)."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -45,3 +46,21 @@ def group_members(pgid: int) -> list[int]:
 
 def process_group_is_empty(pgid: int) -> bool:
     return not group_members(pgid)
+
+
+def children_running(script: str) -> list[int]:
+    """This process's live children whose command line names `script`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat(entry.name)
+        if fields is None or int(fields[1]) != os.getpid() or fields[0] in ("Z", "X"):
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if script.encode() in command:
+            found.append(int(entry.name))
+    return found

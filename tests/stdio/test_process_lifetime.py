@@ -15,13 +15,15 @@ from conformance.adapter import AgentSpec
 from conformance.runner.guard import GuardedImplementation
 from conformance.stdio import (
     AdapterCrashed,
+    AdapterProtocolError,
+    AdapterReportedError,
     AdapterTimeout,
     ConnectorOptions,
     StdioImplementation,
 )
 
 from .conftest import Start, faulty_argv, helper_pids, ops
-from .processes import gone, process_group_is_empty
+from .processes import children_running, gone, process_group_is_empty
 
 SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-not-used-0000")
 
@@ -158,3 +160,12 @@ async def test_stops_for_timeouts_do_not_use_up_the_restarts_crashes_may_have(
             await agent.run("hi")
     assert await agent.checkpoint() == {"turns": 1}
     assert implementation.restarts == 3
+
+
+@pytest.mark.parametrize("adapter", ["old_protocol", "bad_start"])
+def test_an_adapter_that_cannot_start_is_stopped(adapter: str) -> None:
+    # It answered start, wrongly, and would wait for more requests: nothing will come.
+    with pytest.raises((AdapterReportedError, AdapterProtocolError)):
+        StdioImplementation(faulty_argv(adapter), ConnectorOptions(start_timeout=10))
+    left = [pid for pid in children_running(f"{adapter}.py") if not gone(pid)]
+    assert left == [], f"{adapter} is still running after its start failed"
