@@ -2,7 +2,11 @@
 or smuggling garbage past the laws.
 
 Every call gets a deadline (`--call-timeout` times `--timeout-multiplier`): a call that
-misses it raises `AdapterTimeout`, reported as TIMEOUT, and the run goes on. What comes
+misses it raises `AdapterTimeout`, reported as TIMEOUT, and the run goes on. The
+deadline has one owner: the guard, unless the implementation keeps it itself
+(`OwnsCallDeadline`, as a `cmd:` adapter's connector does, since only it can stop the
+adapter that missed it); two owners race, and the outer one cancels the inner one's
+clean-up. What comes
 back is checked against the adapter protocol's types, and a checkpoint must at least be
 JSON-serializable; otherwise `AdapterContractError` names the call and the field
 (ERROR: the adapter is broken, the runtime was not judged). A declared capability
@@ -18,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..adapter import (
     AgentSpec,
@@ -30,6 +34,15 @@ from ..adapter import (
 )
 
 T = TypeVar("T")
+
+
+@runtime_checkable
+class OwnsCallDeadline(Protocol):
+    """An implementation that enforces each call's deadline itself (the same
+    `--call-timeout` times `--timeout-multiplier`) and cleans up after a miss: the
+    guard then sets no deadline of its own."""
+
+    owns_call_deadline: Literal[True]
 
 
 class AdapterTimeout(TimeoutError):
@@ -79,15 +92,15 @@ def _first_bad(value: Any, path: str) -> str | None:
 
 
 async def within_deadline(
-    name: str, call: Awaitable[T], timeout: float, declared: frozenset[str]
+    name: str, call: Awaitable[T], timeout: float | None, declared: frozenset[str]
 ) -> T:
-    """Await one adapter call under its deadline, translating the two ways it can fail
-    that are the harness's business."""
+    """Await one adapter call under its deadline (None: the implementation keeps it),
+    translating the two ways it can fail that are the harness's business."""
     try:
         return await asyncio.wait_for(call, timeout)
     except TimeoutError as error:
-        if isinstance(error, AdapterTimeout):
-            raise
+        if isinstance(error, AdapterTimeout) or timeout is None:
+            raise  # already a deadline's own report (the implementation's, if it keeps it)
         raise AdapterTimeout(
             f"Timeout: the adapter's {name}() did not return within {timeout:g} s "
             "(raise --call-timeout or --timeout-multiplier if the runtime is just slow)"
@@ -103,7 +116,9 @@ async def within_deadline(
 class GuardedAgent:
     """An `AgentUnderTest` that enforces deadlines and the protocol's return types."""
 
-    def __init__(self, inner: AgentUnderTest, timeout: float, declared: frozenset[str]) -> None:
+    def __init__(
+        self, inner: AgentUnderTest, timeout: float | None, declared: frozenset[str]
+    ) -> None:
         self._inner = inner
         self._timeout = timeout
         self._declared = declared
@@ -174,7 +189,7 @@ class GuardedImplementation:
         self.inner = inner
         self.name = inner.name
         self.capabilities: frozenset[Capability] = inner.capabilities
-        self.timeout = timeout
+        self.timeout: float | None = None if isinstance(inner, OwnsCallDeadline) else timeout
 
     def __getattr__(self, name: str) -> Any:  # dialects, version, anything else it offers
         return getattr(self.inner, name)
@@ -198,5 +213,6 @@ __all__ = [
     "DeclaredButMissing",
     "GuardedAgent",
     "GuardedImplementation",
+    "OwnsCallDeadline",
     "within_deadline",
 ]

@@ -11,6 +11,7 @@ from .errors import (
     AdapterGaveUp,
     AdapterProtocolError,
     AdapterReportedError,
+    AdapterStopped,
     AdapterTimeout,
 )
 from .protocol import PROTOCOL_VERSION
@@ -22,6 +23,7 @@ __all__ = [
     "AdapterGaveUp",
     "AdapterProtocolError",
     "AdapterReportedError",
+    "AdapterStopped",
     "AdapterTimeout",
     "ConnectorOptions",
     "StdioAgent",

@@ -2,46 +2,48 @@
 
 Requests are written as soon as they are made; each waits on its own future, which the
 stdout reader resolves when the reply with its seq arrives, in whatever order replies
-come. A line that cannot be trusted (not JSON, not a reply, a seq nobody waits for)
-poisons the whole stream: every waiting request fails with the protocol error and the
-process is stopped, so the next request starts a fresh one.
+come. A line that cannot be trusted (not JSON, not a reply, too long, a seq nobody
+waits for) poisons the whole stream: every waiting request fails with the protocol
+error and the process is stopped, so the next request starts a fresh one. Whatever a
+line holds, it resolves something or is counted as a late reply: no reader thread is
+ever lost to it, and no waiter is left waiting.
 """
 
 from __future__ import annotations
 
-import json
+import signal
 import threading
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
-from pydantic import BaseModel, StrictBool, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
-from ..adapter import JSON, IdentityReport, RunOutcome
-from ._process import AdapterProcess, StderrTail
-from .errors import AdapterCrashed, AdapterFailure, AdapterProtocolError
-from .protocol import REPLIES, REQUESTS, RESULTS, OkReply, Reply, StartResult
+from ..adapter import Refused
+from ._process import MAX_LINE, AdapterProcess
+from ._reply_line import UnreadableReply, clip, read_reply, read_result, summary
+from ._stderr import StderrTail
+from .errors import AdapterCrashed, AdapterFailure, AdapterProtocolError, AdapterReportedError
+from .protocol import REQUESTS, OkReply, RefusedReply, Reply
 
-_FIELDS = {
-    "ok": ("seq", "status", "result"),
-    "refused": ("seq", "status", "kind", "message"),
-    "error": ("seq", "status", "message", "traceback"),
-}
-"""Without --validate-protocol, unknown reply fields are ignored; with it, refused."""
+_EXIT_AFTER_EOF = 1.0
+"""Seconds to wait for an exit after stdout closed, to tell a crash (which reports its
+exit status) from an adapter that closed stdout and runs on."""
 
-LENIENT_RESULTS: dict[str, TypeAdapter[Any]] = {
-    "start": TypeAdapter(StartResult),
-    "agent.create": TypeAdapter(Any),
-    "run": TypeAdapter(RunOutcome),
-    "follow_up": TypeAdapter(RunOutcome),
-    "checkpoint": TypeAdapter(JSON),
-    "resume": TypeAdapter(RunOutcome),
-    "abandon_pause": TypeAdapter(dict[str, str] | None),
-    "can_explain": TypeAdapter(StrictBool),  # "no" must not read as a yes or a no
-    "last_identity": TypeAdapter(IdentityReport | None),
-    "agent.close": TypeAdapter(Any),
-    "stop": TypeAdapter(Any),
-}
+
+class Process(Protocol):
+    """What the channel needs of its process (an AdapterProcess, or a stand-in)."""
+
+    @property
+    def pid(self) -> int: ...
+    def send(self, line: bytes) -> None: ...
+    def alive(self) -> bool: ...
+    def returncode(self) -> int | None: ...
+    def wait(self, timeout: float) -> int | None: ...
+    def kill(self) -> None: ...
+    def drain_stderr(self, timeout: float = 1.0) -> None: ...
+    def close_stdin(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -53,21 +55,16 @@ class Delivered:
 
 
 class Channel:
-    def __init__(
-        self, argv: list[str], *, validate: bool, stderr: StderrTail, cwd: Any = None
-    ) -> None:
+    """One process's requests and replies. Build it with `open_channel`."""
+
+    def __init__(self, process: Process, *, validate: bool, stderr: StderrTail) -> None:
+        self.process = process
         self.validate = validate
         self.stderr = stderr
         self._lock = threading.Lock()
         self._waiting: dict[int, tuple[str, Future[Delivered]]] = {}
         self._abandoned: set[int] = set()
         self.failure: AdapterFailure | None = None
-        try:
-            self.process = AdapterProcess(
-                argv, on_line=self._line, on_eof=self._eof, stderr=stderr, cwd=cwd
-            )
-        except OSError as error:
-            raise AdapterCrashed(f"cannot start the adapter {argv!r}: {error}") from error
 
     @property
     def healthy(self) -> bool:
@@ -80,10 +77,10 @@ class Channel:
         line = request.model_dump_json()
         if self.validate:
             try:
-                REQUESTS.validate_json(line)
+                REQUESTS.validate_json(line, strict=True)
             except ValidationError as error:  # the suite's own bug, but say so clearly
                 raise AdapterProtocolError(
-                    f"the connector built an invalid {op}: {error}"
+                    f"the connector built an invalid {op}: {summary(error)}"
                 ) from error
         future: Future[Delivered] = Future()
         with self._lock:
@@ -94,6 +91,11 @@ class Channel:
         self.process.send(line.encode("utf-8") + b"\n")
         return future
 
+    def waiting(self) -> list[str]:
+        """The requests still waiting for a reply, as `op (seq N)`."""
+        with self._lock:
+            return [f"{op} (seq {seq})" for seq, (op, _) in sorted(self._waiting.items())]
+
     def abandon(self, seq: int) -> None:
         """Stop waiting for `seq`; a late reply for it is then ignored, not an error."""
         with self._lock:
@@ -101,25 +103,68 @@ class Channel:
             self._abandoned.add(seq)
 
     def fail(self, failure: AdapterFailure, *, kill: bool = True) -> None:
-        """Fail every waiting request with `failure` and (by default) stop the process."""
+        """Stop the process (by default), then fail every waiting request with
+        `failure`: a caller hears of the failure only once the adapter is stopped. The
+        first failure is the one the channel keeps."""
         with self._lock:
             if self.failure is None:
                 self.failure = failure
+        if kill:
+            self.process.kill()
+        with self._lock:
             waiting = list(self._waiting.values())
             self._waiting.clear()
         for _, future in waiting:
             _settle(future, exception=failure)
-        if kill:
-            self.process.kill()
 
-    def _line(self, raw: bytes) -> None:
+    # --- StreamHandler: called from the process's threads ------------------------------
+
+    def line(self, raw: bytes) -> None:
+        """One stdout line. Never raises: a reader thread that died would leave every
+        waiting request waiting."""
+        if self.failure is not None:
+            return  # a poisoned stream: nothing after the bad line is trusted
         try:
-            data = json.loads(raw)
-        except ValueError:
-            self._poison(f"the adapter wrote a line that is not JSON on stdout: {_clip(raw)}")
-            return
-        reply = self._reply(data, raw)
-        if reply is None:
+            self._deliver(raw)
+        except Exception as error:  # a defect here must still end the waiting
+            self._poison(
+                f"the connector could not read a line from the adapter "
+                f"({type(error).__name__}: {error}): {clip(raw)}"
+            )
+
+    def too_long(self, start: bytes, limit: int) -> None:
+        self._poison(
+            f"the adapter wrote a line longer than the limit of {limit} bytes on stdout "
+            f"(raise --adapter-max-line if replies this large are meant): {clip(start)}"
+        )
+
+    def stdout_closed(self) -> None:
+        if self.process.wait(_EXIT_AFTER_EOF) is not None:
+            return  # an exit: `exited` reports it, with its status
+        self.fail(
+            AdapterCrashed(
+                f"the adapter closed its stdout but kept running{self._unanswered()}; "
+                "it was stopped",
+                stderr_tail=self._tail(),
+            )
+        )
+
+    def exited(self, code: int) -> None:
+        self.fail(
+            AdapterCrashed(
+                f"the adapter {_how_it_ended(code)}{self._unanswered()}",
+                stderr_tail=self.stderr.text(),
+            ),
+            kill=False,
+        )
+
+    # --- reading -----------------------------------------------------------------------
+
+    def _deliver(self, raw: bytes) -> None:
+        try:
+            reply = read_reply(raw, validate=self.validate)
+        except UnreadableReply as error:
+            self._poison(str(error))
             return
         with self._lock:
             entry = self._waiting.pop(reply.seq, None)
@@ -130,59 +175,75 @@ class Channel:
                 self._poison(
                     f"the adapter replied with seq {reply.seq}, but no request {reply.seq} is "
                     f"waiting (waiting: {waiting or 'none'}): replies must echo their "
-                    f"request's seq: {_clip(raw)}"
+                    f"request's seq: {clip(raw)}"
                 )
             return
         op, future = entry
         if not isinstance(reply, OkReply):
             _settle(future, result=Delivered(reply))
             return
-        results = RESULTS if self.validate else LENIENT_RESULTS
         try:
-            result = results[op].validate_python(reply.result)
+            result = read_result(op, reply.result, validate=self.validate)
         except ValidationError as error:
-            tail = self.stderr.text()
             _settle(
                 future,
                 exception=AdapterProtocolError(
                     f"the adapter's ok reply to {op} (seq {reply.seq}) has a result of the "
-                    f"wrong shape: {error}",
-                    stderr_tail=tail,
+                    f"wrong shape: {summary(error)}",
+                    stderr_tail=self.stderr.text(),
                 ),
             )
             return
         _settle(future, result=Delivered(reply, result))
 
-    def _reply(self, data: Any, raw: bytes) -> Reply | None:
-        if self.validate:
-            candidate = data
-        elif isinstance(data, dict) and data.get("status") in _FIELDS:
-            candidate = {k: v for k, v in data.items() if k in _FIELDS[data["status"]]}
-        else:
-            candidate = data
-        try:
-            return REPLIES.validate_python(candidate)
-        except ValidationError as error:
-            self._poison(
-                f"the adapter wrote a line that is not a protocol v1 reply on stdout "
-                f"({_clip(raw)}): {error}"
-            )
-            return None
-
     def _poison(self, message: str) -> None:
         self.fail(AdapterProtocolError(message, stderr_tail=self.stderr.text()))
 
-    def _eof(self) -> None:
-        self.process.drain_stderr()
-        code = self.process.returncode()
-        how = "closed its stdout" if code is None else f"exited with status {code}"
-        with self._lock:
-            waiting = [f"{op} (seq {seq})" for seq, (op, _) in sorted(self._waiting.items())]
-        unanswered = f"; unanswered: {', '.join(waiting)}" if waiting else ""
-        self.fail(
-            AdapterCrashed(f"the adapter {how}{unanswered}", stderr_tail=self.stderr.text()),
-            kill=False,
-        )
+    def _unanswered(self) -> str:
+        waiting = self.waiting()
+        return f"; unanswered: {', '.join(waiting)}" if waiting else ""
+
+    def _tail(self) -> str:
+        self.process.drain_stderr(0.2)
+        return self.stderr.text()
+
+
+def open_channel(
+    argv: list[str],
+    *,
+    validate: bool,
+    stderr: StderrTail,
+    cwd: Path | None = None,
+    max_line: int = MAX_LINE,
+) -> Channel:
+    """Start the adapter and the channel to it (AdapterCrashed if it cannot be run)."""
+    try:
+        process = AdapterProcess(argv, stderr=stderr, cwd=cwd, max_line=max_line)
+    except OSError as error:
+        raise AdapterCrashed(f"cannot start the adapter {argv!r}: {error}") from error
+    channel = Channel(process, validate=validate, stderr=stderr)
+    process.start(channel)  # only now can its threads report to the channel
+    return channel
+
+
+def outcome_of(op: str, delivered: Delivered) -> Any:
+    """An ok reply's result; a refusal or an error reply raised as what it says."""
+    reply = delivered.reply
+    if isinstance(reply, OkReply):
+        return delivered.result
+    if isinstance(reply, RefusedReply):
+        raise Refused(reply.kind, reply.message)
+    raise AdapterReportedError(op, reply.message, reply.traceback)
+
+
+def _how_it_ended(code: int) -> str:
+    if code >= 0:
+        return f"exited with status {code}"
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return f"was killed by {name}"
 
 
 def _settle(
@@ -199,8 +260,3 @@ def _settle(
             future.set_result(result)  # type: ignore[arg-type]
     except InvalidStateError:
         pass
-
-
-def _clip(raw: bytes, limit: int = 300) -> str:
-    text = raw.decode("utf-8", errors="replace").rstrip("\n")
-    return repr(text if len(text) <= limit else text[:limit] + "…")

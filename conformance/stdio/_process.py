@@ -1,78 +1,80 @@
-"""One adapter subprocess: pipes, reader threads, and the tail of its stderr.
+"""One adapter subprocess: its process group, pipes, reader threads and exit watcher.
 
 Threads rather than asyncio pipes because the suite awaits from more than one event loop
 (pytest-asyncio gives each test its own, and the model-based test drives the adapter
 from a worker thread), while one process serves the whole session. Nothing here is
 bound to a loop; the channel above hands replies to whichever loop is waiting.
+
+The adapter starts in a session (and process group) of its own, so stopping it stops
+every process it started: a helper that inherited its stdout cannot outlive it, hold
+the pipe open, or make a late model call in a later test. Its exit is watched on its
+own, not inferred from EOF, which such a helper would delay forever. (A helper that
+leaves the group itself, with setsid, is beyond reach short of a cgroup.)
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
+import io
 import os
 import queue
+import signal
 import subprocess
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
-STDERR_TAIL_LINES = 60
+from ._stderr import StderrTail
+
+MAX_LINE = 64 * 1024 * 1024
+"""Default bytes of one stdout line (a reply): generous, since a checkpoint can be large;
+`--adapter-max-line` changes it. Reading never holds more than this of one line."""
+_CHUNK = 1 << 16
 _STOP = b""
+_READERS_DONE = 5.0
+"""Seconds the exit watcher waits for stdout to be read to its end after an exit, so
+replies written just before it are delivered, not reported unanswered."""
 
 
-class StderrTail:
-    """The last lines the adapter wrote on stderr: evidence, never a verdict."""
+class StreamHandler(Protocol):
+    """What the process reports, from its own threads. None of these may block long."""
 
-    def __init__(self, lines: int = STDERR_TAIL_LINES, copy_to: Path | None = None) -> None:
-        self._lines: collections.deque[str] = collections.deque(maxlen=lines)
-        self._lock = threading.Lock()
-        self.written = 0  # lines ever added: a mark for "since this test began"
-        self._copy = copy_to.open("a", encoding="utf-8") if copy_to else None
+    def line(self, raw: bytes) -> None:
+        """One complete stdout line (newline included, if it had one)."""
 
-    def add(self, line: str) -> None:
-        with self._lock:
-            self._lines.append(line)
-            self.written += 1
-            if self._copy is not None:
-                self._copy.write(line)
-                self._copy.flush()
+    def too_long(self, start: bytes, limit: int) -> None:
+        """A stdout line over `limit` bytes; `start` is its beginning. The rest of it is
+        read and dropped."""
 
-    def text(self) -> str:
-        with self._lock:
-            return "".join(self._lines)
+    def stdout_closed(self) -> None:
+        """EOF on stdout (the process may still be running)."""
 
-    def since(self, mark: int) -> str:
-        """The kept lines added after `mark` (a value of `written`)."""
-        with self._lock:
-            fresh = min(self.written - mark, len(self._lines))
-            return "".join(list(self._lines)[len(self._lines) - fresh :]) if fresh > 0 else ""
-
-    def close(self) -> None:
-        with self._lock:
-            if self._copy is not None:
-                self._copy.close()
-                self._copy = None
+    def exited(self, code: int) -> None:
+        """The process exited with `code`; its group was stopped and its pipes drained."""
 
 
 class AdapterProcess:
-    """Start the command; feed stdout lines to `on_line`, then call `on_eof` once."""
+    """Start the command; report its stdout lines and its end to a `StreamHandler`.
+
+    Construction only starts the process; `start(handler)` starts the threads, so no
+    report can reach a handler that is not fully built yet."""
 
     def __init__(
         self,
         argv: list[str],
         *,
-        on_line: Callable[[bytes], None],
-        on_eof: Callable[[], None],
         stderr: StderrTail,
         cwd: Path | None = None,
         env: dict[str, str] | None = None,
+        max_line: int = MAX_LINE,
     ) -> None:
         self.argv = argv
         self.stderr = stderr
-        self._on_line = on_line
-        self._on_eof = on_eof
+        self.max_line = max_line
         self._writes: queue.Queue[bytes] = queue.Queue()
+        self._exited = threading.Event()
+        self._code: int | None = None
         self._popen = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -80,18 +82,25 @@ class AdapterProcess:
             stderr=subprocess.PIPE,
             cwd=cwd,
             env={**os.environ, **(env or {})},
-            bufsize=0,
+            start_new_session=True,
         )
-        self._threads = [
-            threading.Thread(target=self._read_stdout, name="turnlaw-adapter-out", daemon=True),
-            threading.Thread(target=self._read_stderr, name="turnlaw-adapter-err", daemon=True),
-            threading.Thread(target=self._write_stdin, name="turnlaw-adapter-in", daemon=True),
-        ]
-        for thread in self._threads:
+        self._threads: dict[str, threading.Thread] = {}
+
+    def start(self, handler: StreamHandler) -> None:
+        targets: dict[str, Callable[[], None]] = {
+            "out": lambda: self._read_stdout(handler),
+            "err": self._read_stderr,
+            "in": self._write_stdin,
+            "exit": lambda: self._watch_exit(handler),
+        }
+        for name, target in targets.items():
+            thread = threading.Thread(target=target, name=f"turnlaw-adapter-{name}", daemon=True)
+            self._threads[name] = thread
             thread.start()
 
     @property
     def pid(self) -> int:
+        """The adapter's pid, which is also its process group's id."""
         return self._popen.pid
 
     def send(self, line: bytes) -> None:
@@ -99,65 +108,99 @@ class AdapterProcess:
         self._writes.put(line)
 
     def returncode(self) -> int | None:
-        return self._popen.poll()
+        return self._code
 
     def alive(self) -> bool:
-        return self._popen.poll() is None
+        return not self._exited.is_set()
 
     def wait(self, timeout: float) -> int | None:
-        try:
-            return self._popen.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return None
+        """The exit status, waiting up to `timeout` seconds for it; None if still running."""
+        self._exited.wait(timeout)
+        return self._code
 
     def kill(self) -> None:
-        if self._popen.poll() is None:
-            self._popen.kill()
-        self.wait(5)
+        """Stop the process and everything in its group (SIGKILL), and wait for its exit."""
+        self._kill_group()
+        if not self._exited.is_set():
+            with contextlib.suppress(OSError):
+                self._popen.kill()  # in case it left its own group
+        self._exited.wait(5)
         self._writes.put(_STOP)
 
     def drain_stderr(self, timeout: float = 1.0) -> None:
         """Wait (briefly) until stderr is read to its end, so a crash report has the
-        adapter's last words; stderr ends when the process exits."""
-        self._threads[1].join(timeout)
+        adapter's last words."""
+        thread = self._threads.get("err")
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
 
     def close_stdin(self) -> None:
         self._writes.put(_STOP)
 
-    def _read_stdout(self) -> None:
+    def _kill_group(self) -> None:
+        # The group outlives its leader while any member lives, and its id cannot be
+        # reused by another process meanwhile, so this is safe after the leader exited.
+        with contextlib.suppress(OSError):
+            os.killpg(self._popen.pid, signal.SIGKILL)
+
+    def _watch_exit(self, handler: StreamHandler) -> None:
+        code = self._popen.wait()
+        self._code = code
+        self._exited.set()
+        self._kill_group()  # its helpers go with it, and release the pipes they hold
+        reader = self._threads.get("out")
+        if reader is not None:
+            reader.join(_READERS_DONE)
+        self.drain_stderr()
+        handler.exited(code)
+
+    def _read_stdout(self, handler: StreamHandler) -> None:
         stdout = self._popen.stdout
         assert stdout is not None
+        limit = self.max_line
         try:
-            for line in stdout:
-                if line.strip():
-                    self._on_line(line)
+            while True:
+                line = stdout.readline(limit + 1)
+                if not line:
+                    break
+                if len(line) > limit and not line.endswith(b"\n"):
+                    handler.too_long(line[:300], limit)
+                    while line and not line.endswith(b"\n"):  # drop the rest of it
+                        line = stdout.readline(_CHUNK)
+                    continue
+                if not line.isspace():
+                    handler.line(line)
         except (OSError, ValueError):
             pass
         finally:
-            # EOF usually means exit: give the exit code a moment to be known
-            self.wait(1.0)
-            self._on_eof()
+            with contextlib.suppress(OSError):
+                stdout.close()
+            handler.stdout_closed()
 
     def _read_stderr(self) -> None:
         stderr = self._popen.stderr
-        assert stderr is not None
+        assert isinstance(stderr, io.BufferedReader)  # bufsize=-1: read1 takes what is there
         try:
-            for line in stderr:
-                self.stderr.add(line.decode("utf-8", errors="replace"))
+            while chunk := stderr.read1(_CHUNK):
+                self.stderr.feed(chunk)
         except (OSError, ValueError):
             pass
+        finally:
+            with contextlib.suppress(OSError):
+                stderr.close()
+            self.stderr.finish()
 
     def _write_stdin(self) -> None:
         stdin = self._popen.stdin
         assert stdin is not None
         while True:
             line = self._writes.get()
-            if line is _STOP or line == _STOP:
+            if line == _STOP:
                 break
             try:
                 stdin.write(line)
                 stdin.flush()
-            except (BrokenPipeError, OSError, ValueError):
-                break  # the reader sees EOF and reports the crash
+            except (OSError, ValueError):
+                break  # it is gone or not reading: the exit watcher reports that
         with contextlib.suppress(OSError):
             stdin.close()

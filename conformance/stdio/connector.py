@@ -3,15 +3,22 @@
 `StdioImplementation` starts the adapter, asks it who it is (`start`), and then is an
 ordinary `conformance.adapter.Implementation`: the laws cannot tell it from an in-process
 one. One process serves the whole session. When it dies, the request that was waiting
-fails as a CRASH with the tail of its stderr; the next request starts it again (at most
-`max_restarts` times), replaying `start` and the `agent.create` of every agent still
-open, so later tests still have an adapter to talk to.
+fails as a CRASH with the tail of its stderr; the next request starts it again (after
+at most `max_restarts` crashes or protocol errors), replaying `start` and the
+`agent.create` of every agent still open, so later tests still have an adapter to talk
+to.
+
+The connector owns each call's deadline (the runner's guard leaves it to it): a request
+that misses it, or whose caller gave up on it, cannot be withdrawn from the adapter, so
+the adapter is stopped, its whole process group, before the call returns. Nothing it
+was doing can then reach a later test's fake provider.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import shlex
 import threading
@@ -20,40 +27,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapter import (
-    JSON,
-    AgentSpec,
-    Capability,
-    IdentityReport,
-    IdentitySpec,
-    Refused,
-    RunOutcome,
-)
+from ..adapter import AgentSpec, Capability, Refused
 from ..wire.ir import Dialect
-from ._channel import Channel, Delivered
-from ._process import StderrTail
+from ._agent import StdioAgent
+from ._channel import Channel, open_channel, outcome_of
+from ._process import MAX_LINE
+from ._reply_line import UnreadableReply, read_reply
+from ._stderr import StderrTail
 from .errors import (
     AdapterCrashed,
     AdapterFailure,
     AdapterGaveUp,
     AdapterProtocolError,
     AdapterReportedError,
+    AdapterStopped,
     AdapterTimeout,
     CommandSpecError,
 )
 from .protocol import (
-    AbandonPauseRequest,
     AgentCloseRequest,
     AgentCreateRequest,
-    CanExplainRequest,
-    CheckpointRequest,
-    FollowUpRequest,
     ImplementationInfo,
-    LastIdentityRequest,
-    OkReply,
-    RefusedReply,
-    ResumeRequest,
-    RunRequest,
     StartRequest,
     StartResult,
     StopRequest,
@@ -79,15 +73,13 @@ class ConnectorOptions:
     validate: bool = False
     cwd: Path | None = None
     stderr_log: Path | None = None
+    max_line: int = MAX_LINE
 
     def scaled(self, multiplier: float) -> ConnectorOptions:
-        return ConnectorOptions(
+        return dataclasses.replace(
+            self,
             reply_timeout=self.reply_timeout * multiplier,
             start_timeout=self.start_timeout * multiplier,
-            max_restarts=self.max_restarts,
-            validate=self.validate,
-            cwd=self.cwd,
-            stderr_log=self.stderr_log,
         )
 
 
@@ -108,11 +100,16 @@ def parse_command(spec: str) -> list[str]:
 class StdioImplementation:
     """An Implementation whose runtime lives in another process, spoken to over stdio."""
 
+    owns_call_deadline = True
+    """Read by the runner's guard (conformance.runner.guard.OwnsCallDeadline): only the
+    connector can clean up after a missed deadline, so it alone keeps it."""
+
     def __init__(self, argv: list[str], options: ConnectorOptions | None = None) -> None:
         self.argv = argv
         self.options = options or ConnectorOptions()
         self.stderr = StderrTail(copy_to=self.options.stderr_log)
-        self.restarts = 0
+        self.restarts = 0  # every restart
+        self.crashes = 0  # the restarts after a crash or protocol error: these are bounded
         self._lock = threading.Lock()
         self._seq = itertools.count(1)  # never reused, even across restarts
         self._handles = itertools.count(1)
@@ -126,20 +123,36 @@ class StdioImplementation:
         self.dialects: frozenset[Dialect] = frozenset(started.dialects)
         self.trace_tool: str | None = started.trace_tool
 
+    @property
+    def pid(self) -> int | None:
+        """The running adapter's pid, also the id of its process group (None if none)."""
+        channel = self._channel
+        return channel.process.pid if channel is not None else None
+
     # --- process lifetime ------------------------------------------------------------
 
     def _launch(self) -> StartResult:
         """Start a process and say `start`; replay the agents still open. Under _lock."""
-        channel = Channel(
-            self.argv, validate=self.options.validate, stderr=self.stderr, cwd=self.options.cwd
+        channel = open_channel(
+            self.argv,
+            validate=self.options.validate,
+            stderr=self.stderr,
+            cwd=self.options.cwd,
+            max_line=self.options.max_line,
         )
         self._channel = channel
-        started = self._wait(channel, StartRequest(seq=next(self._seq)), self.options.start_timeout)
-        if not isinstance(started, StartResult):
-            raise AdapterProtocolError(f"start answered {started!r}, not an implementation")
-        for handle, spec in self._open.items():
-            create = AgentCreateRequest(seq=next(self._seq), agent=handle, spec=spec)
-            self._wait(channel, create, self.options.reply_timeout)
+        try:
+            started = self._wait(
+                channel, StartRequest(seq=next(self._seq)), self.options.start_timeout
+            )
+            if not isinstance(started, StartResult):
+                raise AdapterProtocolError(f"start answered {started!r}, not an implementation")
+            for handle, spec in self._open.items():
+                create = AgentCreateRequest(seq=next(self._seq), agent=handle, spec=spec)
+                self._wait(channel, create, self.options.reply_timeout)
+        except BaseException:
+            channel.process.kill()  # it answered, wrongly: it must not wait on, or be used
+            raise
         return started
 
     def _wait(self, channel: Channel, request: Any, timeout: float) -> Any:
@@ -148,15 +161,32 @@ class StdioImplementation:
         try:
             delivered = future.result(timeout)
         except TimeoutError:
-            channel.abandon(request.seq)
-            failure = AdapterTimeout(
-                f"Timeout >{timeout:g}s: the adapter did not answer {request.op} "
-                f"(seq {request.seq})",
-                stderr_tail=self.stderr.text(),
-            )
-            channel.fail(failure)
-            raise failure from None
-        return _result(request.op, delivered)
+            raise self._timed_out(channel, request, timeout, "") from None
+        return outcome_of(request.op, delivered)
+
+    def _timed_out(self, channel: Channel, request: Any, timeout: float, then: str) -> Exception:
+        """Stop the adapter that missed a deadline; the failure to raise."""
+        channel.abandon(request.seq)
+        failure = AdapterTimeout(
+            f"Timeout >{timeout:g}s: the adapter did not answer {request.op} "
+            f"(seq {request.seq}){self._reply_on_stderr(request.seq)}{then}",
+            stderr_tail=self.stderr.text(),
+        )
+        channel.fail(failure)
+        return failure
+
+    def _reply_on_stderr(self, seq: int) -> str:
+        """A hint when the missing reply went to stderr (a logger pointed the wrong way)."""
+        for line in reversed(self.stderr.lines()):
+            if str(seq) not in line:
+                continue
+            try:
+                reply = read_reply(line.encode("utf-8"), validate=False)
+            except UnreadableReply:
+                continue
+            if reply.seq == seq:
+                return "; a line on its stderr is that reply: replies belong on stdout"
+        return ""
 
     def _healthy_channel(self) -> Channel:
         """The running process, or a restarted one; a CRASH when the bound is spent."""
@@ -164,12 +194,18 @@ class StdioImplementation:
             channel = self._channel
             if channel is not None and channel.healthy:
                 return channel
-            if self.restarts >= self.options.max_restarts:
+            # A stop of the suite's own (a timeout, a cancelled or stray request) is no
+            # crash: a slow adapter has each of its laws judged, as TIMEOUT, in turn.
+            stopped = channel is not None and isinstance(
+                channel.failure, AdapterTimeout | AdapterStopped
+            )
+            if not stopped and self.crashes >= self.options.max_restarts:
                 raise AdapterGaveUp(
-                    f"the adapter crashed and was restarted {self.restarts} time(s), the "
+                    f"the adapter crashed and was restarted {self.crashes} time(s), the "
                     f"limit: no more restarts ({shlex.join(self.argv)})",
                     stderr_tail=self.stderr.text(),
                 )
+            self.crashes += not stopped
             self.restarts += 1
             if channel is not None:
                 channel.process.kill()
@@ -189,15 +225,42 @@ class StdioImplementation:
         try:
             delivered = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
         except TimeoutError:
+            then = "; it was stopped, the next request restarts it"
+            raise self._timed_out(channel, request, timeout, then) from None
+        except asyncio.CancelledError:
+            # The caller gave up (a test's own deadline, a cancelled task). The adapter
+            # is still carrying the request out, and only stopping it withdraws it.
             channel.abandon(request.seq)
-            failure = AdapterTimeout(
-                f"Timeout >{timeout:g}s: the adapter did not answer {request.op} "
-                f"(seq {request.seq}); it was stopped, the next request restarts it",
-                stderr_tail=self.stderr.text(),
+            channel.fail(
+                AdapterStopped(
+                    f"the adapter was stopped: {request.op} (seq {request.seq}) was "
+                    "cancelled while it waited, and a request can only be withdrawn by "
+                    "stopping the adapter",
+                    stderr_tail=self.stderr.text(),
+                )
             )
-            channel.fail(failure)
-            raise failure from None
-        return _result(request.op, delivered)
+            raise
+        return outcome_of(request.op, delivered)
+
+    def in_flight(self) -> list[str]:
+        """The requests the running adapter has not answered yet, as `op (seq N)`."""
+        channel = self._channel
+        return channel.waiting() if channel is not None and channel.healthy else []
+
+    def end_stray_requests(self, after: str) -> list[str]:
+        """Stop the adapter if a request is still unanswered once `after` (a test) is
+        over: nothing a test asked for may run on into the next. The strays, if any."""
+        channel = self._channel
+        strays = self.in_flight()
+        if channel is not None and strays:
+            channel.fail(
+                AdapterStopped(
+                    f"the adapter was stopped: {', '.join(strays)} still unanswered after "
+                    f"{after} ended",
+                    stderr_tail=self.stderr.text(),
+                )
+            )
+        return strays
 
     def stop(self, timeout: float = 5.0) -> int | None:
         """Say `stop`, close stdin, and wait for the exit (kill after `timeout`)."""
@@ -210,9 +273,10 @@ class StdioImplementation:
                 self._wait(channel, StopRequest(seq=next(self._seq)), timeout)
         channel.process.close_stdin()
         code = channel.process.wait(timeout)
+        channel.process.kill()  # after it, or instead of it: its helpers go too
         if code is None:
-            channel.process.kill()
             code = channel.process.returncode()
+        channel.process.drain_stderr()
         self.stderr.close()
         return code
 
@@ -237,87 +301,13 @@ class StdioImplementation:
         await self.call(lambda seq: AgentCloseRequest(seq=seq, agent=handle))
 
 
-class StdioAgent:
-    """conformance.adapter.AgentUnderTest, one request per call."""
-
-    def __init__(self, implementation: StdioImplementation, handle: str) -> None:
-        self._impl = implementation
-        self.handle = handle
-
-    async def run(
-        self,
-        message: str,
-        *,
-        continue_from: JSON | None = None,
-        identity: IdentitySpec | None = None,
-        session_id: str | None = None,
-    ) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: RunRequest(
-                seq=seq,
-                agent=self.handle,
-                message=message,
-                continue_from=continue_from,
-                identity=identity,
-                session_id=session_id,
-            )
-        )
-        return outcome
-
-    async def follow_up(self, message: str) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: FollowUpRequest(seq=seq, agent=self.handle, message=message)
-        )
-        return outcome
-
-    async def checkpoint(self) -> JSON:
-        return await self._impl.call(lambda seq: CheckpointRequest(seq=seq, agent=self.handle))
-
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: ResumeRequest(
-                seq=seq, agent=self.handle, checkpoint=checkpoint, decision=decision
-            )
-        )
-        return outcome
-
-    async def abandon_pause(self) -> dict[str, str] | None:
-        dropped = await self._impl.call(lambda seq: AbandonPauseRequest(seq=seq, agent=self.handle))
-        if dropped is None or isinstance(dropped, dict):
-            return dropped
-        return {str(k): str(v) for k, v in dropped.model_dump().items()}
-
-    async def can_explain(self) -> bool:
-        answer: bool = await self._impl.call(
-            lambda seq: CanExplainRequest(seq=seq, agent=self.handle)
-        )
-        return answer
-
-    async def last_identity(self) -> IdentityReport | None:
-        report: IdentityReport | None = await self._impl.call(
-            lambda seq: LastIdentityRequest(seq=seq, agent=self.handle)
-        )
-        return report
-
-    async def close(self) -> None:
-        await self._impl.close_agent(self.handle)
-
-
-def _result(op: str, delivered: Delivered) -> Any:
-    reply = delivered.reply
-    if isinstance(reply, OkReply):
-        return delivered.result
-    if isinstance(reply, RefusedReply):
-        raise Refused(reply.kind, reply.message)
-    raise AdapterReportedError(op, reply.message, reply.traceback)
-
-
 def start_command(spec: str, options: ConnectorOptions | None = None) -> StdioImplementation:
     """`cmd:...` -> a started implementation (raises AdapterFailure when it cannot)."""
     return StdioImplementation(parse_command(spec), options)
 
 
 __all__ = [
+    "MAX_LINE",
     "AdapterCrashed",
     "ConnectorOptions",
     "StdioAgent",

@@ -33,9 +33,15 @@ class AdapterGaveUp(AdapterCrashed):
     """The adapter crashed more often than the restart bound allows; no more restarts."""
 
 
+class AdapterStopped(AdapterCrashed):
+    """The suite stopped the adapter (a request of it was cancelled, or outlived its
+    test): what else was waiting fails with this. Like a timeout, and unlike a crash,
+    the restart after it does not count against the restart bound."""
+
+
 class AdapterTimeout(AdapterFailure, TimeoutError):
-    """No reply within the read timeout. The message starts `Timeout >` like
-    pytest-timeout's, so the runner's classifier reports it as TIMEOUT."""
+    """No reply within the call timeout; the adapter was stopped. The message starts
+    `Timeout >` like pytest-timeout's, so the runner's classifier reports it as TIMEOUT."""
 
     label = "TIMEOUT"
 

@@ -7,14 +7,24 @@ are answered (a run held at the fake while a second run is refused), so replies 
 come back in any order: the `seq` pairs them.
 
 These models are the single definition: `schemas/adapter-v1.json` is exported from
-them and docs/adapter-protocol.md describes them.
+them and docs/adapter-protocol.md describes them. Their types are strict both ways
+(`"seq": "1"`, `1.0` or `true` is no seq, `"yes"` no boolean): a message either is
+protocol v1 or is refused, whatever mode the connector runs in.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    TypeAdapter,
+)
 
 from ..adapter import (
     JSON,
@@ -30,7 +40,22 @@ from ..wire.ir import Dialect
 
 PROTOCOL_VERSION: Literal[1] = 1
 
-Seq = Annotated[int, Field(ge=0, description="Request number; the reply echoes it.")]
+MAX_SEQ = 2**53 - 1
+"""The largest seq: the largest integer a JavaScript adapter holds exactly."""
+Seq = Annotated[
+    StrictInt,
+    Field(ge=0, le=MAX_SEQ, description="Request number (an integer); the reply echoes it."),
+]
+
+
+def _an_integer(value: Any) -> Any:
+    """pydantic matches `Literal[1]` by equality, so `true` and `1.0` would pass."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError("the protocol version is an integer")
+    return value
+
+
+Version = Annotated[Literal[1], BeforeValidator(_an_integer)]
 AgentHandle = Annotated[
     str,
     Field(min_length=1, description="The connector's name for an agent, set by agent.create."),
@@ -49,7 +74,7 @@ class StartRequest(_Message):
 
     op: Literal["start"] = "start"
     seq: Seq
-    version: Literal[1] = PROTOCOL_VERSION
+    version: Version = PROTOCOL_VERSION
 
 
 class AgentCreateRequest(_Message):

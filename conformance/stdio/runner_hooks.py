@@ -1,21 +1,34 @@
 """The conformance runner's side of `--impl cmd:...` (loaded by conformance.runner.plugin).
 
 Options: `--validate-protocol` (check every message both ways against the protocol
-models), `--adapter-restarts N`, `--adapter-stderr FILE`. A test that failed because the
-adapter process did (crash, garbage, wrong seq, no reply) gets a label first in its
-report — `CRASH:`, `PROTOCOL:`, `TIMEOUT:` — so the results file says at once that the
-adapter, not the law, is what failed.
+models), `--adapter-restarts N`, `--adapter-stderr FILE`, `--adapter-max-line SIZE`. The
+connector keeps each call's deadline (`--call-timeout` times `--timeout-multiplier`);
+the runner's guard leaves it to it. A test that failed because the adapter process did
+(crash, garbage, wrong seq, no reply) gets a label first in its report — `CRASH:`,
+`PROTOCOL:`, `TIMEOUT:` — so the results file says at once that the adapter, not the
+law, is what failed. A request still unanswered when its test is over stops the
+adapter before the next test begins.
 """
 
 from __future__ import annotations
 
+import argparse
+import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..adapter import Implementation, Refused
-from .connector import MAX_RESTARTS, ConnectorOptions, StdioImplementation, parse_command
+from .connector import (
+    MAX_LINE,
+    MAX_RESTARTS,
+    REPLY_TIMEOUT,
+    ConnectorOptions,
+    StdioImplementation,
+    parse_command,
+)
 from .errors import AdapterFailure, AdapterReportedError, CommandSpecError
 
 MESSAGE_LIMIT = 3000
@@ -35,11 +48,36 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--adapter-restarts",
         type=int,
         default=MAX_RESTARTS,
-        help=f"cmd: adapters: restarts allowed after crashes (default {MAX_RESTARTS})",
+        help=f"cmd: adapters: restarts allowed after crashes and protocol errors (default "
+        f"{MAX_RESTARTS}); a stop for a timeout is not counted",
     )
     group.addoption(
         "--adapter-stderr", type=Path, help="cmd: adapters: also copy the adapter's stderr here"
     )
+    group.addoption(
+        "--adapter-max-line",
+        type=byte_size,
+        default=MAX_LINE,
+        metavar="SIZE",
+        help="cmd: adapters: longest reply line accepted, in bytes or with K, M or G "
+        f"(default {MAX_LINE // (1 << 20)}M); a longer one is a PROTOCOL error",
+    )
+
+
+_SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)i?b?\s*", re.IGNORECASE)
+
+
+def byte_size(text: str) -> int:
+    """`65536`, `512K`, `64M`, `1G` (powers of 1024) -> bytes; at least 1 KiB."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (say e.g. 65536, 512K, 64M, 1G)")
+    size = int(match[1]) << (10 * " kmg".index(match[2].lower() or " "))
+    if size < 1024:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a reply line limit under 1K would refuse every reply"
+        )
+    return size
 
 
 def command_implementation(spec: str, config: pytest.Config | None) -> Implementation:
@@ -50,9 +88,12 @@ def command_implementation(spec: str, config: pytest.Config | None) -> Implement
         raise pytest.UsageError(f"--timeout-multiplier {multiplier:g}: must be more than 0")
     if config is not None:
         options = ConnectorOptions(
+            # the runner's --call-timeout: the connector is its one enforcer for cmd:
+            reply_timeout=float(config.getoption("--call-timeout", default=REPLY_TIMEOUT)),
             validate=bool(config.getoption("--validate-protocol", default=False)),
             max_restarts=int(config.getoption("--adapter-restarts", default=MAX_RESTARTS)),
             stderr_log=config.getoption("--adapter-stderr", default=None),
+            max_line=int(config.getoption("--adapter-max-line", default=MAX_LINE)),
         ).scaled(multiplier)
     try:
         implementation = StdioImplementation(parse_command(spec), options)
@@ -85,6 +126,27 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     implementation = _stdio_implementation(item)
     if implementation is not None:
         item.stash[_STDERR_MARK] = implementation.stderr.written
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """After the test's own teardown (its agents closed): a request still unanswered
+    belongs to no one, and would run on into the next test; stop the adapter."""
+    try:
+        return (yield)
+    finally:
+        implementation = _stdio_implementation(item)
+        if implementation is not None:
+            strays = implementation.end_stray_requests(item.nodeid)
+            if strays:
+                warnings.warn(
+                    pytest.PytestWarning(
+                        f"{item.nodeid}: the adapter still had {', '.join(strays)} "
+                        "unanswered after the test; it was stopped (the next request "
+                        "restarts it)"
+                    ),
+                    stacklevel=1,
+                )
 
 
 @pytest.hookimpl(wrapper=True, trylast=True)

@@ -4,22 +4,25 @@
 `stop` or EOF, so any `conformance.adapter.Implementation` becomes a `cmd:` adapter
 (`python -m reference_impl.stdio_adapter` is one). Each request runs as its own task,
 so a held `run` does not keep a second request from being answered: the in-flight and
-pending laws see the runtime's own concurrency, not this loop's.
+pending laws see the runtime's own concurrency, not this loop's. Requests are read with
+strict types, as the connector reads replies: `"seq": "1"` is not seq 1, `"yes"` is not
+true.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import threading
 import traceback
 from typing import IO, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from ..adapter import AgentUnderTest, Implementation, Refused
 from ..wire.ir import Dialect
+from ._reply_line import summary
 from .protocol import (
     PROTOCOL_VERSION,
     REQUESTS,
@@ -31,10 +34,13 @@ from .protocol import (
     RefusedReply,
     Request,
     RunRequest,
+    Seq,
     StartRequest,
     StartResult,
     StopRequest,
 )
+
+SEQ: TypeAdapter[int] = TypeAdapter(Seq)
 
 
 class _Server:
@@ -55,10 +61,10 @@ class _Server:
 
     async def handle(self, line: str) -> None:
         try:
-            request: Request = REQUESTS.validate_json(line)
+            request: Request = REQUESTS.validate_json(line, strict=True)
         except ValidationError as error:
             seq = _seq_of(line)
-            message = f"not a protocol v{PROTOCOL_VERSION} request: {error}"
+            message = f"not a protocol v{PROTOCOL_VERSION} request: {summary(error)}"
             if seq is None:  # nothing to echo: say it on stderr, the connector will time out
                 print(f"turnlaw adapter: {message}", file=sys.stderr, flush=True)
                 return
@@ -134,11 +140,16 @@ def _plain(result: Any) -> Any:
 
 
 def _seq_of(line: str) -> int | None:
+    """The request's seq, to echo in an error reply, if it has a valid one."""
     try:
-        seq = json.loads(line).get("seq")
-    except (ValueError, AttributeError):
+        data = from_json(line, allow_inf_nan=False)  # depth-limited, unlike json.loads
+    except ValueError:
         return None
-    return seq if isinstance(seq, int) and seq >= 0 else None
+    seq = data.get("seq") if isinstance(data, dict) else None
+    try:
+        return SEQ.validate_python(seq)
+    except ValidationError:
+        return None
 
 
 async def serve_async(

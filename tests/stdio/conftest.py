@@ -24,8 +24,10 @@ def start_faulty(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Callable[..., StdioImplementation]]:
     """`start_faulty("crash_on_run", max_restarts=1)` -> a started connector; every
-    op the adapter receives is logged to tmp_path/ops.log. Short timeouts: no test may hang."""
+    op the adapter receives is logged to tmp_path/ops.log, and the pid of every helper
+    process it starts to tmp_path/pids.log. Short timeouts: no test may hang."""
     monkeypatch.setenv("TURNLAW_OPS_LOG", str(tmp_path / "ops.log"))
+    monkeypatch.setenv("TURNLAW_PIDS_LOG", str(tmp_path / "pids.log"))
     started: list[StdioImplementation] = []
 
     def start(name: str, **options: object) -> StdioImplementation:
@@ -42,3 +44,8 @@ def start_faulty(
 def ops(tmp_path: Path) -> list[str]:
     log = tmp_path / "ops.log"
     return log.read_text().splitlines() if log.exists() else []
+
+
+def helper_pids(tmp_path: Path) -> list[int]:
+    log = tmp_path / "pids.log"
+    return [int(line) for line in log.read_text().split()] if log.exists() else []

@@ -142,3 +142,37 @@ async def test_the_python_serve_side_answers_each_request_with_its_seq() -> None
     assert (
         isinstance(replies[7], p.ErrorReply) and "not a protocol v1 request" in replies[7].message
     )
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ('{"seq": "1", "status": "ok", "result": null}', "valid integer"),
+        ('{"seq": 1.0, "status": "ok", "result": null}', "valid integer"),
+        ('{"seq": true, "status": "ok", "result": null}', "valid integer"),
+        ('{"seq": 9007199254740992, "status": "ok"}', "less than or equal"),
+        ('{"seq": 1, "status": "refused", "kind": "run_in_flight", "message": 7}', "string"),
+    ],
+)
+def test_reply_types_are_strict(line: str, why: str) -> None:
+    with pytest.raises(ValidationError, match=why):
+        p.REPLIES.validate_json(line)
+
+
+async def test_the_python_serve_side_reads_requests_with_strict_types() -> None:
+    spec = SPEC.model_dump(mode="json")
+    lines = [
+        json.dumps({"op": "start", "seq": "1"}),  # no usable seq: nothing to echo
+        json.dumps({"op": "agent.create", "seq": 2, "agent": "a1", "spec": {**spec, "memory": 1}}),
+        json.dumps({"op": "start", "seq": 3, "version": True}),
+        "[" * 100_000,  # deep garbage: no RecursionError in the serve side either
+        p.StopRequest(seq=4).model_dump_json(),
+    ]
+    stdout = io.StringIO()
+    info = p.ImplementationInfo(name="echoing", language="python")
+    stdin = io.StringIO("\n".join(lines) + "\n")
+    await serve_async(_Implementation(), info, stdin=stdin, stdout=stdout)  # type: ignore[arg-type]
+    replies = {r.seq: r for r in map(p.REPLIES.validate_json, stdout.getvalue().splitlines())}
+    assert sorted(replies) == [2, 3, 4]
+    assert isinstance(replies[2], p.ErrorReply) and "spec.memory" in replies[2].message
+    assert isinstance(replies[3], p.ErrorReply) and "version" in replies[3].message

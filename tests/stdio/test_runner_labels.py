@@ -11,6 +11,7 @@ import pytest
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
+from conformance.stdio.runner_hooks import byte_size
 from tests.suite_args import PLUGIN_ARGS
 
 from .conftest import faulty_argv
@@ -102,3 +103,65 @@ def test_a_cmd_spec_without_a_command_is_a_usage_error(pytester: pytest.Pytester
     run = pytester.runpytest(*SMOKE, "--impl", "cmd:  ")
     assert run.ret == pytest.ExitCode.USAGE_ERROR
     run.stderr.fnmatch_lines(["*--impl 'cmd:  ': no command after 'cmd:'*"])
+
+
+def test_a_line_over_adapter_max_line_is_a_protocol_error(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TURNLAW_LINE_MB", "3")
+    _code, records, _ = run_smoke(pytester, "oversize_line", "--adapter-max-line", "1M")
+    (record,) = records
+    assert record.outcome is Outcome.ERROR
+    assert record.detail.startswith("PROTOCOL: AdapterProtocolError"), record.detail[:300]
+    assert "longer than the limit of 1048576 bytes" in record.detail
+
+
+@pytest.mark.parametrize(("given", "why"), [("lots", "not a size"), ("100", "under 1K")])
+def test_a_bad_adapter_max_line_is_a_usage_error(
+    pytester: pytest.Pytester, given: str, why: str
+) -> None:
+    code, _, output = run_smoke(pytester, "chatty_stderr", "--adapter-max-line", given)
+    assert code == pytest.ExitCode.USAGE_ERROR
+    assert why in output
+
+
+@pytest.mark.parametrize(
+    ("given", "size"), [("65536", 65536), ("512K", 512 << 10), ("64M", 64 << 20), ("1g", 1 << 30)]
+)
+def test_adapter_max_line_takes_sizes(given: str, size: int) -> None:
+    assert byte_size(given) == size
+
+
+STRAY = """
+import asyncio
+import threading
+
+from conformance.adapter import AgentSpec
+
+SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-not-used-0000")
+
+
+def test_leaves_a_request_behind(implementation):
+    # a caller that neither awaits nor cancels its call: its loop just goes away
+    loop = asyncio.new_event_loop()
+    threading.Thread(target=loop.run_forever, daemon=True).start()
+    agent = asyncio.run_coroutine_threadsafe(implementation.create_agent(SPEC), loop).result(10)
+    asyncio.run_coroutine_threadsafe(agent.run("hi"), loop)
+    while not implementation.inner.in_flight():
+        pass
+
+
+def test_the_next_test_finds_no_request_running(implementation):
+    assert implementation.inner.in_flight() == []
+    assert implementation.inner.restarts == 0  # stopped, not yet restarted: no request since
+"""
+
+
+def test_a_request_left_unanswered_by_its_test_stops_the_adapter_before_the_next(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_stray=STRAY)
+    impl = "cmd:" + shlex.join(faulty_argv("silent"))
+    run = pytester.runpytest(*PLUGIN_ARGS, "--impl", impl, "test_stray.py")
+    run.assert_outcomes(passed=2)
+    run.stdout.fnmatch_lines(["*still had run (seq *) unanswered after the test; it was stopped*"])

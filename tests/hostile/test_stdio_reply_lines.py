@@ -1,0 +1,124 @@
+"""The stdio connector's reader against hostile reply lines, in-process.
+
+Each generated line is handed to a Channel's line handler, as its stdout reader would,
+while one request waits. Whatever the line, the waiting request must be resolved (a
+result, or a typed error); a poisoned stream must stop its process (else: a leak); and
+an accepted reply must be a strictly valid one (else: a false green). The same lines
+through real pipes: tests/hostile/test_stdio_adapter_pipes.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from conformance.adapter import AgentSpec, Refused
+from conformance.stdio import protocol as p
+from conformance.stdio._channel import Channel, outcome_of
+from conformance.stdio._stderr import STDERR_TAIL_LINES, StderrTail
+from conformance.stdio.errors import AdapterProtocolError, AdapterReportedError
+from tests.hostile.budget import TALLY, fuzz_settings, judged
+from tests.hostile.stdio_lines import OPS, WAITING, lines, strictly_valid
+
+TARGET = "stdio.reply-line"
+TYPED = (AdapterProtocolError, Refused, AdapterReportedError)
+SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-not-used-0000")
+
+
+class StandInProcess:
+    """The channel's process, minus the process: it records what it is told."""
+
+    pid = 0
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.killed = False
+
+    def send(self, line: bytes) -> None:
+        self.sent.append(line)
+
+    def alive(self) -> bool:
+        return not self.killed
+
+    def returncode(self) -> int | None:
+        return -9 if self.killed else None
+
+    def wait(self, timeout: float) -> int | None:
+        return self.returncode()
+
+    def kill(self) -> None:
+        self.killed = True
+
+    def drain_stderr(self, timeout: float = 1.0) -> None:
+        return None
+
+    def close_stdin(self) -> None:
+        return None
+
+
+def request_for(op: str) -> BaseModel:
+    agent = {"agent": "a1"}
+    built: dict[str, Any] = {
+        "start": {},
+        "agent.create": {**agent, "spec": SPEC},
+        "run": {**agent, "message": "hi"},
+        "follow_up": {**agent, "message": "more"},
+        "resume": {**agent, "checkpoint": {"t": 1}, "decision": "approved"},
+        "stop": {},
+    }
+    fields = built.get(op, agent)
+    return p.REQUESTS.validate_python({"op": op, "seq": WAITING, **fields})
+
+
+@pytest.mark.timeout(900)  # the thorough profile's 10,000 inputs outlast the 60 s default
+@fuzz_settings()
+@given(
+    answer=st.sampled_from(OPS).flatmap(lambda op: st.tuples(st.just(op), lines(op))),
+    validate=st.booleans(),
+)
+def test_every_line_resolves_the_waiting_request(answer: tuple[str, bytes], validate: bool) -> None:
+    op, line = answer
+    process = StandInProcess()
+    channel = Channel(process, validate=validate, stderr=StderrTail())
+    future = channel.submit(request_for(op))
+    try:
+        channel.line(line)
+    except Exception:
+        TALLY.add(TARGET, "untyped")
+        raise
+    if not future.done():
+        TALLY.add(TARGET, "hang")
+        pytest.fail(f"{line[:200]!r} left {op} (seq {WAITING}) waiting")
+    if channel.failure is not None and not process.killed:
+        TALLY.add(TARGET, "leak")
+        pytest.fail(f"{line[:200]!r} poisoned the stream, but the process was left running")
+    accepted = False
+    with judged(TARGET, typed=TYPED):
+        outcome_of(op, future.result(timeout=0))
+        accepted = True
+    if accepted and not strictly_valid(line, op, validate):
+        TALLY.add(TARGET, "false_green")
+        pytest.fail(f"{line[:200]!r} was accepted as a reply to {op}, but is not a valid one")
+
+
+@fuzz_settings()
+@given(
+    chunks=st.lists(st.binary(max_size=3000) | st.sampled_from([b"\n", b"\n" * 100]), max_size=30)
+)
+def test_the_stderr_tail_stays_bounded_and_counts_every_line(chunks: list[bytes]) -> None:
+    tail = StderrTail()
+    with judged("stdio.stderr-tail", typed=()):
+        for chunk in chunks:
+            tail.feed(chunk)
+        tail.finish()
+        stream = b"".join(chunks)
+        assert tail.written == stream.count(b"\n") + (not stream.endswith(b"\n") and bool(stream))
+        assert len(tail.text()) <= STDERR_TAIL_LINES * 4200
+        kept = tail.lines()
+        if stream and len(stream.split(b"\n")[-1 if not stream.endswith(b"\n") else -2]) < 4000:
+            last = stream.split(b"\n")[-1 if not stream.endswith(b"\n") else -2]
+            assert kept[-1] == last.decode("utf-8", errors="replace") + "\n"

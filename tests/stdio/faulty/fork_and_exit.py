@@ -1,0 +1,26 @@
+"""On run, starts a helper process that keeps stdout and stderr open (as a runtime's
+worker would), then exits with status 5 at once. The exit is a CRASH whatever the
+helper holds, and the helper dies with the adapter's process group. Each helper's pid
+is appended to the file named by TURNLAW_PIDS_LOG, so a test can check it is gone."""
+
+import os
+import sys
+import time
+
+from _minimal import serve
+
+
+def fork_and_exit(request: dict) -> None:
+    helper = os.fork()
+    if helper == 0:
+        time.sleep(600)
+        os._exit(0)
+    log = os.environ.get("TURNLAW_PIDS_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as pids:
+            pids.write(f"{helper}\n")
+    print(f"faulty adapter: helper {helper} started; exiting", file=sys.stderr, flush=True)
+    os._exit(5)
+
+
+serve({"run": fork_and_exit})
