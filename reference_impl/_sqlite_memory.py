@@ -13,7 +13,10 @@ A new file is built under a temporary name and linked into place, so no process 
 sees it half-made. Journal mode is WAL (readers never block the writer), every
 connection waits up to `BUSY_TIMEOUT` for a lock, a write is one transaction, and
 every row read back is validated: a malformed row is an error naming the file, the row
-and the column, not an untyped crash that makes its namespace unreadable.
+and the column, not an untyped crash that makes its namespace unreadable. Each store
+runs SQLite's `integrity_check` on its first use (once: it reads the whole file),
+because a damaged index answers queries wrongly without SQLite noticing — and a row of
+another namespace is never returned, whatever the index says.
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ _SELECT: Final = (
     + ", ".join(f"{column}, typeof({column})" for column in _COLUMNS[1:])
     + f" FROM {_TABLE} WHERE namespace = ? ORDER BY id"
 )
+_FAILURES: Final = (sqlite3.Error, UnicodeDecodeError)
+"""What SQLite raises on a damaged file; Python decodes its message, which a damaged
+schema can make invalid UTF-8."""
 _OURS: Final = frozenset({_TABLE, f"{_TABLE}_namespace", "sqlite_sequence"})
 """Everything our schema puts in sqlite_master (AUTOINCREMENT adds sqlite_sequence)."""
 
@@ -71,6 +77,7 @@ class SqliteMemoryStore:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self._path = os.fspath(path)
+        self._verified = False  # integrity_check passed on this store's first use
 
     @property
     def path(self) -> str:
@@ -161,11 +168,23 @@ class SqliteMemoryStore:
 
     def _open_checked(self, connection: sqlite3.Connection) -> bool:
         try:
-            return self._check_schema(connection)
-        except sqlite3.DatabaseError as error:
+            legacy = self._check_schema(connection)
+            if not self._verified:
+                self._check_integrity(connection)
+                self._verified = True
+            return legacy
+        except _FAILURES as error:
             raise self._database_error(error) from error
 
-    def _database_error(self, error: sqlite3.Error) -> MemoryFileError:
+    def _check_integrity(self, connection: sqlite3.Connection) -> None:
+        """Once per store: damage SQLite does not notice on its own (an index that no
+        longer matches its table answers queries wrongly) is found here, not in recall."""
+        verdict = connection.execute("PRAGMA integrity_check(1)").fetchone()
+        found = _name(verdict[0]) if verdict is not None else "no verdict"
+        if found != "ok":
+            raise self._file_error("corrupt", f"SQLite's integrity check says: {found:.200}")
+
+    def _database_error(self, error: Exception) -> MemoryFileError:
         message = str(error)
         if "not a database" in message:
             return self._file_error("not-sqlite", f"SQLite says: {message}")
@@ -218,7 +237,7 @@ class SqliteMemoryStore:
         with closing(self._connect()) as connection:
             try:
                 connection.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as error:
+            except _FAILURES as error:
                 raise self._database_error(error) from error
             try:
                 if self._open_checked(connection):
@@ -231,11 +250,10 @@ class SqliteMemoryStore:
                 )
                 connection.execute("COMMIT")
             except MemoryFileError:
-                connection.execute("ROLLBACK")
+                _roll_back(connection)
                 raise
-            except sqlite3.Error as error:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
+            except _FAILURES as error:
+                _roll_back(connection)
                 raise MemoryWriteError(self._path, f"SQLite says: {error}") from error
 
     def _entries(self, namespace: str) -> list[MemoryEntry]:
@@ -247,9 +265,17 @@ class SqliteMemoryStore:
                 self._open_checked(connection)
                 rows = connection.execute(_SELECT, (namespace,)).fetchall()
                 connection.execute("COMMIT")
-            except sqlite3.Error as error:
+            except _FAILURES as error:
                 raise self._database_error(error) from error
-        return [self._entry(row) for row in rows]
+        entries = [self._entry(row) for row in rows]
+        for row, entry in zip(rows, entries, strict=True):
+            if entry.namespace != namespace:  # a damaged index: never show another's entry
+                raise self._file_error(
+                    "corrupt",
+                    f"row {row[0]} of namespace {entry.namespace!r} was returned "
+                    f"for {namespace!r}: its index is damaged",
+                )
+        return entries
 
     def _entry(self, row: tuple[Any, ...]) -> MemoryEntry:
         """One stored row as an entry, or a MemoryRowError naming its id and column.
@@ -283,6 +309,12 @@ class SqliteMemoryStore:
             first = error.errors(include_url=False)[0]
             field = ".".join(str(part) for part in first["loc"]) or "(row)"
             raise MemoryRowError(self._path, row_id, field, first["msg"]) from error
+
+
+def _roll_back(connection: sqlite3.Connection) -> None:
+    with contextlib.suppress(*_FAILURES):  # a damaged file may refuse even this
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
 
 
 def _scalar(connection: sqlite3.Connection, query: str) -> int:

@@ -40,6 +40,8 @@ from tests.conftest import API_KEY
 from tests.hostile.budget import fuzz_settings, judged
 from tests.hostile.test_checkpoint_loading import CHECKPOINT_VALUES, conversations, mutated
 
+pytestmark = pytest.mark.timeout(1200)  # thorough: 2,500 inputs, each a request
+
 TARGET = "checkpoint: continue_from against the fake"
 SCALE = 0.25
 DIALECTS = ("openai-chat", "openai-responses", "anthropic-messages")

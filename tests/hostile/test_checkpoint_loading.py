@@ -14,12 +14,15 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from reference_impl import InvalidCheckpointError, load_checkpoint
 from reference_impl.context import SUMMARY_CLOSE, SUMMARY_OPEN
 from tests.hostile.budget import fuzz_settings, judged
+
+pytestmark = pytest.mark.timeout(1200)  # thorough: 10,000 inputs per target
 
 NAMES = st.sampled_from(["lookup", "approve", "missing"])
 """Tool names: one the agent has, one that asks a person, one it does not know."""
@@ -169,7 +172,7 @@ def mutated(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]]) -> Any:
             if kind == "delete":
                 del history[at]
             elif kind == "duplicate":
-                history.insert(at, copy.deepcopy(history[at]))
+                history.insert(at, history[at])  # the same object: deepcopy recurses on deep ones
             elif kind == "move":
                 history.insert(draw(st.integers(0, turns - 1)), history.pop(at))
             elif isinstance(history[at], dict):

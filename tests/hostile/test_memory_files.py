@@ -23,6 +23,7 @@ from reference_impl import MemoryEntry, MemoryStoreError, SqliteMemoryStore
 from reference_impl._sqlite_memory import APPLICATION_ID
 from tests.hostile.budget import fuzz_settings, judged
 
+pytestmark = pytest.mark.timeout(1200)  # thorough: 10,000 real files per target
 T0 = datetime(2026, 11, 30, 3, 44, 14, tzinfo=UTC)
 NAMESPACE = "t/p/c"
 
@@ -42,6 +43,14 @@ def real_file(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return path.read_bytes()
 
 
+LOOP = asyncio.new_event_loop()
+"""One loop for every input: asyncio.run would build a loop and a thread pool each time."""
+
+
+def run(awaitable: Any) -> Any:
+    return LOOP.run_until_complete(awaitable)
+
+
 @pytest.fixture
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("hostile-memory")
@@ -53,10 +62,10 @@ def attack(path: Path) -> None:
     before = path.read_bytes()
     refused: MemoryStoreError | None = None
     try:
-        read = asyncio.run(store.entries(NAMESPACE))
+        read = run(store.entries(NAMESPACE))
         assert all(isinstance(e, MemoryEntry) and e.namespace == NAMESPACE for e in read)
-        asyncio.run(store.add([entry("new"), entry("answer", role="assistant")]))
-        again = asyncio.run(store.entries(NAMESPACE))
+        run(store.add([entry("new"), entry("answer", role="assistant")]))
+        again = run(store.entries(NAMESPACE))
         assert [e.text for e in again[-2:]] == ["new", "answer"]
     except MemoryStoreError as error:
         refused = error

@@ -23,6 +23,8 @@ from conformance.replay.model import MAX_REPRO_BYTES, ReproError, load_repro, so
 from conformance.replay.player import chosen_implementation, law_test_file, replay_arguments
 from tests.hostile.budget import fuzz_settings, judged
 
+pytestmark = pytest.mark.timeout(1200)  # thorough: 10,000 inputs per target
+
 ROOT = Path(__file__).parents[2]
 LAWS = ROOT / "conformance" / "laws"
 CHOSEN = "reference_impl.conformance_adapter:implementation"

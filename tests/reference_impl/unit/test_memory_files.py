@@ -242,3 +242,19 @@ async def test_a_write_is_one_transaction_and_its_failure_is_typed(tmp_path: Pat
         await store.add([entry("first"), entry("second", role="assistant")])
     assert "refused by trigger" in str(raised.value) and str(path) in str(raised.value)
     assert await store.entries("t/p/c") == before, "neither entry was stored"
+
+
+async def test_an_index_that_no_longer_matches_its_table_is_found(tmp_path: Path) -> None:
+    """SQLite answers queries from a damaged index without noticing; the store's
+    integrity check on first use does notice, before recall shows wrong entries."""
+    _, path = await written_store(tmp_path)
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("PRAGMA writable_schema = ON")
+        connection.execute(
+            "UPDATE sqlite_master SET sql = 'CREATE INDEX memory_entries_namespace ON"
+            " memory_entries (text, id)' WHERE name = 'memory_entries_namespace'"
+        )
+        connection.commit()
+    with pytest.raises(MemoryFileError) as raised:
+        await SqliteMemoryStore(path).entries("t/p/c")
+    assert raised.value.reason == "corrupt" and "integrity check" in str(raised.value)
