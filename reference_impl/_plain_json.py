@@ -55,8 +55,12 @@ def check_plain(value: Any, path: Path = (), depth: int = 0) -> None:
     """Raise PlainJsonError at the first part of `value` that is not plain JSON.
 
     Iterative, so a value nested far past any limit costs a loop, not the stack.
-    Tuples count as arrays: a model dumped in Python mode holds them.
+    Tuples count as arrays: a model dumped in Python mode holds them. Every checkpoint
+    a follow-up continues passes through here, so a quick pass over exact built-in
+    types comes first; only a value it is unsure of gets the walk that names paths.
     """
+    if type(value) in (dict, list, tuple) and _surely_plain(value, depth):
+        return
     pending: list[tuple[Any, Path, int]] = [(value, path, depth)]
     while pending:
         item, where, level = pending.pop()
@@ -78,6 +82,39 @@ def check_plain(value: Any, path: Path = (), depth: int = 0) -> None:
             pending.extend(reversed(list(_children(item, where, level + 1))))
         else:
             raise PlainJsonError(where, f"not a JSON value (a {type(item).__name__})")
+
+
+_SCALARS: Final = frozenset({bool, type(None)})
+
+
+def _surely_plain(value: Any, depth: int) -> bool:
+    """True when `value` is plain JSON made of exact built-in types; False when unsure."""
+    pending: list[tuple[Any, int]] = [(value, depth)]
+    while pending:
+        item, level = pending.pop()
+        if level >= MAX_DEPTH:
+            return False
+        children = item.values() if type(item) is dict else item
+        if type(item) is dict:
+            for key in item:
+                if type(key) is not str or (not key.isascii() and unicode_problem(key)):
+                    return False
+        for child in children:
+            kind = type(child)
+            if kind is str:
+                if not child.isascii() and unicode_problem(child) is not None:
+                    return False
+            elif kind is dict or kind is list or kind is tuple:
+                pending.append((child, level + 1))
+            elif kind is int:
+                if child.bit_length() > MAX_INT_BITS:
+                    return False
+            elif kind is float:
+                if not math.isfinite(child):
+                    return False
+            elif kind not in _SCALARS:
+                return False
+    return True
 
 
 def _children(item: Any, where: Path, level: int) -> Iterator[tuple[Any, Path, int]]:

@@ -11,8 +11,10 @@ import pytest
 from pydantic import ValidationError
 
 from reference_impl import (
+    Agent,
     AgentRunCheckpoint,
     InvalidCheckpointError,
+    InvalidMessageError,
     ToolCall,
     Turn,
     load_checkpoint,
@@ -265,3 +267,23 @@ def test_a_checkpoint_built_around_validation_is_still_checked() -> None:
 def test_the_conversation_model_is_plain_json_by_construction(build: Any) -> None:
     with pytest.raises(ValidationError):
         build()
+
+
+class _NeverCalled:
+    async def complete(self, **_: Any) -> Any:
+        raise AssertionError("nothing may be sent")
+
+
+@pytest.mark.parametrize("message", ["a\ud800", None, b"bytes"], ids=["surrogate", "none", "bytes"])
+async def test_a_message_that_is_not_text_is_refused_before_anything_is_sent(message: Any) -> None:
+    agent = Agent.create(provider=_NeverCalled(), model="m").build()
+    with pytest.raises(InvalidMessageError, match="run: invalid message"):
+        await agent.run(message)
+    paused = load_checkpoint(
+        doc(
+            [user(), calls("a", name="approve")],
+            pending={"tool_name": "approve", "tool_call_id": "a", "question": "?"},
+        )
+    )
+    with pytest.raises(InvalidMessageError, match="resume: invalid decision"):
+        await agent.resume(paused, "\udc00")
