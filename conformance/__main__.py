@@ -55,7 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     schema.add_argument("format", choices=["adapter", "repro-file"])
     replay = commands.add_parser("replay", help="replay a stored failing case (repro file)")
     replay.add_argument("file", type=Path, help="repro/<law-id>-<hash>.json")
-    replay.add_argument("--impl", help="module:attr or cmd:<command line> (default: the file's)")
+    chosen = replay.add_mutually_exclusive_group()
+    chosen.add_argument("--impl", help="module:attr or cmd:<command line> to replay against")
+    chosen.add_argument(
+        "--impl-from-file",
+        action="store_true",
+        help="replay against the implementation the file names (it runs code: it is printed "
+        "first); without this or --impl, replay refuses",
+    )
     replay.add_argument("--timeout-multiplier", type=float, default=1.0)
     replay.add_argument("--validate-protocol", action="store_true")
     args = parser.parse_args(argv)
@@ -72,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         return replay_main(
             args.file,
             impl=args.impl,
+            impl_from_file=args.impl_from_file,
             timeout_multiplier=args.timeout_multiplier,
             validate_protocol=args.validate_protocol,
         )

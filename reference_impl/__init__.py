@@ -9,6 +9,7 @@ The conformance suite is exercised against it, and implementers read it. See
 docs/reference.md for the choices made where the law is silent.
 """
 
+from ._sqlite_memory import SqliteMemoryStore
 from .agent import DEFAULT_AGENT_ID, Agent, AgentBuilder, RunResult, RunState
 from .checkpoint import (
     CHECKPOINT_VERSION,
@@ -23,13 +24,18 @@ from .errors import (
     AgentError,
     ConversationMismatchError,
     InvalidCheckpointError,
+    InvalidMessageError,
+    MemoryFileError,
+    MemoryRowError,
+    MemoryStoreError,
+    MemoryWriteError,
     NoConversationError,
     PendingQuestionError,
     RunFailedError,
     RunInFlightError,
     ToolLoopLimitError,
 )
-from .memory import EpisodicMemory, InMemoryStore, MemoryEntry, SqliteMemoryStore
+from .memory import EpisodicMemory, InMemoryStore, MemoryEntry, MemoryStore
 from .providers import (
     AnthropicMessagesProvider,
     ModelProvider,
@@ -60,7 +66,13 @@ __all__ = [
     "IdentitySource",
     "InMemoryStore",
     "InvalidCheckpointError",
+    "InvalidMessageError",
     "MemoryEntry",
+    "MemoryFileError",
+    "MemoryRowError",
+    "MemoryStore",
+    "MemoryStoreError",
+    "MemoryWriteError",
     "ModelProvider",
     "ModelReply",
     "NoConversationError",

@@ -14,12 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._plain_json import unicode_problem
 from .checkpoint import AgentRunCheckpoint, PendingQuestion, load_checkpoint
 from .context import Compaction, Window, shown_turns
 from .conversation import Identity, IdentitySource, ToolCall, Turn
 from .errors import (
     ConversationMismatchError,
     InvalidCheckpointError,
+    InvalidMessageError,
+    MemoryStoreError,
+    MemoryWriteError,
     NoConversationError,
     PendingQuestionError,
     RunFailedError,
@@ -163,6 +167,7 @@ class Agent:
     ) -> RunResult:
         """ONE turn. Without `continue_from` the conversation is this message alone."""
         self._refuse_if_busy("run")
+        _check_text("run", "message", message)
         conversation = self._admit("run", continue_from)
         if conversation.pending is not None:
             raise _pending_error("run", conversation.pending)
@@ -193,6 +198,7 @@ class Agent:
                 "pending", "expected a paused checkpoint (one whose run asked a question)"
             )
         answer = decision if isinstance(decision, str) else json.dumps(decision)
+        _check_text("resume", "decision", answer)
         history = [
             *conversation.history,
             Turn(role="tool", tool_call_id=pending.tool_call_id, text=answer),
@@ -356,18 +362,30 @@ class _Run:
                 raise
             raise RunFailedError(error, self.checkpoint()) from error
         checkpoint = self.checkpoint(pending)
-        self.agent._conversation = checkpoint
         if pending is not None:
+            self.agent._conversation = checkpoint
             return RunResult(self.run_id, None, checkpoint, pending)
         answer = self.history[-1].text
+        # Memory first, then the commit: a failed write leaves the agent's conversation
+        # as it was before this run, so retrying the same call does not repeat a turn.
+        await self._remember(message, answer)
+        self.agent._conversation = checkpoint
         self.agent._last_trace = RunTrace(
             run_id=self.run_id, steps=tuple(self.trace), answer=answer
         )
-        if self.config.memory is not None:
-            await self.config.memory.remember(
-                self.namespace.namespace(), self.turn, message, answer
-            )
         return RunResult(self.run_id, answer, checkpoint)
+
+    async def _remember(self, message: str, answer: str) -> None:
+        """Store the completed turn; any failure is a typed MemoryStoreError."""
+        memory = self.config.memory
+        if memory is None:
+            return
+        try:
+            await memory.remember(self.namespace.namespace(), self.turn, message, answer)
+        except MemoryStoreError:
+            raise
+        except Exception as error:  # a store of the host's own: still typed, still uncommitted
+            raise MemoryWriteError(type(memory.store).__name__, repr(error)) from error
 
     async def _loop(self, message: str) -> PendingQuestion | None:
         system = await self._system(message)
@@ -445,6 +463,14 @@ def _unanswered_calls(history: Sequence[Turn]) -> list[ToolCall]:
         if turn.role == "user":
             return []
     return []
+
+
+def _check_text(method: str, field: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise InvalidMessageError(method, field, f"expected text, got {type(value).__name__}")
+    problem = unicode_problem(value)
+    if problem is not None:
+        raise InvalidMessageError(method, field, f"not valid Unicode text: {problem}")
 
 
 def _last_user_text(history: Sequence[Turn]) -> str:

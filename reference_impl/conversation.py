@@ -8,9 +8,22 @@ them and must survive any store.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from ._plain_json import check_plain, unicode_problem
+
+
+def _valid_unicode(text: str) -> str:
+    problem = unicode_problem(text)
+    if problem is not None:
+        raise ValueError(f"not valid Unicode text: {problem}")
+    return text
+
+
+PlainText = Annotated[str, AfterValidator(_valid_unicode)]
+"""Text a JSON store can hold: UTF-8 cannot carry a lone surrogate, so none gets in."""
 
 
 class _Plain(BaseModel):
@@ -20,9 +33,16 @@ class _Plain(BaseModel):
 class ToolCall(_Plain):
     """A call the model asked for; `arguments` is the parsed JSON object."""
 
-    id: str = Field(min_length=1)
-    name: str = Field(min_length=1)
+    id: PlainText = Field(min_length=1)
+    name: PlainText = Field(min_length=1)
     arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("arguments")
+    @classmethod
+    def _plain_arguments(cls, arguments: dict[str, Any]) -> dict[str, Any]:
+        # plain JSON by construction: no NaN, no lone surrogate, nothing a store changes
+        check_plain(arguments)
+        return arguments
 
 
 class Turn(_Plain):
@@ -32,10 +52,10 @@ class Turn(_Plain):
     """
 
     role: Literal["user", "assistant", "tool"]
-    text: str = ""
+    text: PlainText = ""
     tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-    is_error: bool = False
+    tool_call_id: PlainText | None = None
+    is_error: bool = Field(default=False, strict=True)
 
 
 class Identity(_Plain):
@@ -44,9 +64,9 @@ class Identity(_Plain):
     Two runs with the same `conversation_id` are still two conversations.
     """
 
-    conversation_id: str = Field(min_length=1)
-    tenant: str | None = None
-    principal: str | None = None
+    conversation_id: PlainText = Field(min_length=1)
+    tenant: PlainText | None = None
+    principal: PlainText | None = None
 
     def namespace(self) -> str:
         """The key memory is scoped by."""

@@ -71,6 +71,60 @@ class InvalidCheckpointError(AgentError):
         )
 
 
+class InvalidMessageError(AgentError):
+    """A message (or a resume decision) that cannot be sent: not text, or text a JSON
+    store cannot hold. Refused before anything is sent; nothing changed."""
+
+    def __init__(self, method: str, field: str, problem: str) -> None:
+        self.field = field
+        self.problem = problem
+        super().__init__(f"{method}: invalid {field}: {problem}. Pass text (a str).")
+
+
+class MemoryStoreError(AgentError):
+    """Memory could not be read or written. `where` names the store (a SQLite store's
+    file path); `problem` says what is wrong. Raised before the turn is committed, so
+    the agent's conversation is exactly as it was before the run."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where = where
+        self.problem = problem
+        super().__init__(f"memory store {where}: {problem}")
+
+
+class MemoryFileError(MemoryStoreError):
+    """The store's file cannot be used at all. `reason` is one of `unreadable`,
+    `not-sqlite`, `corrupt`, `foreign` (another program's file or schema), `newer-schema`
+    (written by a later version) and `empty` (an existing file with no memory schema:
+    only a path that does not exist is a new store)."""
+
+    def __init__(self, where: str, reason: str, problem: str) -> None:
+        self.reason = reason
+        super().__init__(where, f"{problem} [{reason}]")
+
+
+class MemoryRowError(MemoryStoreError):
+    """One stored entry is malformed; `row` is its id and `field` the bad column."""
+
+    def __init__(self, where: str, row: int, field: str, problem: str) -> None:
+        self.row = row
+        self.field = field
+        super().__init__(where, f"row {row}, {field}: {problem}")
+
+
+class MemoryWriteError(MemoryStoreError):
+    """Remembering a completed turn failed. The turn was NOT committed: the agent's
+    checkpoint is the one from before the run, so retrying the same call is clean."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(
+            where,
+            f"writing the turn to memory failed: {problem}. Nothing was committed: the "
+            "agent's conversation is as it was before this run, so the same call can be "
+            "retried once the store is fixed",
+        )
+
+
 class ToolLoopLimitError(AgentError):
     """The tool loop hit its bound; `checkpoint` holds the conversation up to there."""
 

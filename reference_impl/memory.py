@@ -8,17 +8,15 @@ is a different, deliberately different, thing. Memory is scoped by a namespace
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
-import sqlite3
 from collections.abc import Callable, Sequence
-from contextlib import closing
 from datetime import UTC, datetime
 from typing import Literal, Protocol
 from xml.sax.saxutils import escape
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+
+from .conversation import PlainText
 
 MEMORY_PREAMBLE = (
     "Relevant context from prior conversations. Use when it helps answer the current turn."
@@ -30,10 +28,12 @@ class MemoryEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    namespace: str
+    namespace: PlainText
     role: Literal["user", "assistant"]
-    turn: int = Field(ge=1, description="1-based turn number in its conversation")
-    text: str
+    turn: int = Field(
+        ge=1, le=2**53 - 1, strict=True, description="1-based turn number in its conversation"
+    )
+    text: PlainText
     updated: AwareDatetime
 
     @field_validator("updated")
@@ -44,7 +44,10 @@ class MemoryEntry(BaseModel):
 
 
 class MemoryStore(Protocol):
-    """Where entries live. `entries` returns one namespace's entries in insertion order."""
+    """Where entries live. `entries` returns one namespace's entries in insertion order.
+
+    `add` writes all of its entries or none; a store that cannot read or write raises a
+    MemoryStoreError (anything else a store raises on `add` is wrapped in one)."""
 
     async def add(self, entries: Sequence[MemoryEntry]) -> None: ...
 
@@ -63,69 +66,6 @@ class InMemoryStore:
 
     async def entries(self, namespace: str) -> list[MemoryEntry]:
         return list(self._by_namespace.get(namespace, ()))
-
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS memory_entries ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " namespace TEXT NOT NULL,"
-    " role TEXT NOT NULL,"
-    " turn INTEGER NOT NULL,"
-    " text TEXT NOT NULL,"
-    " updated TEXT NOT NULL)",
-    "CREATE INDEX IF NOT EXISTS memory_entries_namespace ON memory_entries (namespace, id)",
-)
-
-
-class SqliteMemoryStore:
-    """A durable store in one SQLite file, so memory outlives the process.
-
-    Each call opens its own connection on a worker thread: sqlite3 connections are
-    bound to the thread that made them, and the event loop must not block on disk.
-    """
-
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._path = os.fspath(path)
-
-    def _connect(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self._path)
-        for statement in _SCHEMA:
-            connection.execute(statement)
-        return connection
-
-    def _add(self, entries: Sequence[MemoryEntry]) -> None:
-        rows = [(e.namespace, e.role, e.turn, e.text, e.updated.isoformat()) for e in entries]
-        with closing(self._connect()) as connection, connection:
-            connection.executemany(
-                "INSERT INTO memory_entries (namespace, role, turn, text, updated)"
-                " VALUES (?, ?, ?, ?, ?)",
-                rows,
-            )
-
-    def _entries(self, namespace: str) -> list[MemoryEntry]:
-        with closing(self._connect()) as connection:
-            rows = connection.execute(
-                "SELECT namespace, role, turn, text, updated FROM memory_entries"
-                " WHERE namespace = ? ORDER BY id",
-                (namespace,),
-            ).fetchall()
-        return [
-            MemoryEntry(
-                namespace=row[0],
-                role=row[1],
-                turn=row[2],
-                text=row[3],
-                updated=datetime.fromisoformat(row[4]),
-            )
-            for row in rows
-        ]
-
-    async def add(self, entries: Sequence[MemoryEntry]) -> None:
-        if entries:
-            await asyncio.to_thread(self._add, list(entries))
-
-    async def entries(self, namespace: str) -> list[MemoryEntry]:
-        return await asyncio.to_thread(self._entries, namespace)
 
 
 def _utc_now() -> datetime:

@@ -1,18 +1,25 @@
-"""`python -m conformance replay FILE [--impl SPEC]`: replay a stored failing case.
+"""`python -m conformance replay FILE (--impl SPEC | --impl-from-file)`: replay a stored
+failing case.
 
 It runs exactly the stored test (same module, same parameters, same dialect and
-Hypothesis profile) in a fresh pytest process against `--impl` (default: the
-implementation it failed against), with the stored shrunk example when there is one,
-and prints the verdict per law next to the recorded one. For a test that is not
-property-based it also says whether the fake saw the same wire as in the recording.
-Exit status: 0 when every law passes on replay, 1 when one does not, 2 when the file
-or the stored test cannot be used.
+Hypothesis profile) in a fresh pytest process against `--impl`, with the stored shrunk
+example when there is one, and prints the verdict per law next to the recorded one. For
+a test that is not property-based it also says whether the fake saw the same wire as in
+the recording. Exit status: 0 when every law passes on replay, 1 when one does not, 2
+when the file or the stored test cannot be used.
+
+A repro file is data someone may have sent you, and both `cmd:...` and `module:attr`
+run code. So the implementation it names runs only when you pass `--impl-from-file`,
+which prints it before running it; and the only module a file can make replay load is a
+law test module of this suite, found on disk (`conformance/laws/test_*.py`) and hashed,
+never imported here.
 """
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import json
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -21,7 +28,7 @@ from pathlib import Path
 
 from ..runner.collect import read_results
 from ..runner.outcomes import Outcome
-from .model import ReproError, ReproFile, load_repro, source_sha256
+from .model import ReproError, ReproFile, TestRef, load_repro, source_sha256
 
 REPLAY_TIMEOUT = 600.0
 
@@ -38,64 +45,97 @@ class Verdict:
         return bool(self.outcomes) and all(o is Outcome.PASS for o in self.outcomes.values())
 
 
+def law_test_file(test: TestRef) -> Path:
+    """The stored test's source file: a law test module of this suite, unchanged since
+    the failure was stored. Found by its spec, so nothing the file names is imported."""
+    laws = importlib.util.find_spec("conformance.laws")
+    package = Path(laws.origin).parent if laws is not None and laws.origin else None
+    try:
+        spec = importlib.util.find_spec(test.module)
+    except (ImportError, ValueError) as error:
+        raise ReproError(f"the stored test's module {test.module} is gone: {error}") from error
+    origin = Path(spec.origin) if spec is not None and spec.origin else None
+    if origin is None or package is None or origin.resolve().parent != package.resolve():
+        raise ReproError(
+            f"test.module: {test.module} is not a law test module of this suite "
+            "(conformance/laws/test_*.py)"
+        )
+    if source_sha256(origin) != test.source_sha256:
+        raise ReproError(
+            f"{test.module} changed since this failure was stored: its shrunk example "
+            "may not mean the same any more. Rerun the suite to get a fresh repro file."
+        )
+    return origin
+
+
+def replay_arguments(
+    repro: ReproFile,
+    repro_path: Path,
+    folder: Path,
+    *,
+    impl: str,
+    timeout_multiplier: float = 1.0,
+    validate_protocol: bool = False,
+) -> list[str]:
+    """The pytest command line of the replay, after checking the stored test."""
+    test_file = law_test_file(repro.test)
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        f"{test_file}::{repro.test.name}",
+        "-p",
+        "conformance.runner.plugin",
+        "-p",
+        "conformance.replay.replaying",
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "asyncio_default_fixture_loop_scope=function",
+        "-q",
+        "--replay-file",
+        str(repro_path),
+        "--impl",
+        impl,
+        "--results",
+        str(folder / "results.jsonl"),
+        "--repro-dir",
+        str(folder / "repro"),
+        "--record",
+        str(folder / "wire"),
+        "--timeout-multiplier",
+        str(timeout_multiplier),
+    ]
+    if repro.dialect is not None:
+        args += ["--dialects", repro.dialect.value]
+    if repro.hypothesis_profile:
+        args.append(f"--hypothesis-profile={repro.hypothesis_profile}")
+    if repro.hypothesis_seed:
+        args.append(f"--hypothesis-seed={repro.hypothesis_seed}")
+    if validate_protocol:
+        args.append("--validate-protocol")
+    return args
+
+
 def replay(
     repro: ReproFile,
     repro_path: Path,
     *,
-    impl: str | None = None,
+    impl: str,
     timeout_multiplier: float = 1.0,
     validate_protocol: bool = False,
 ) -> Verdict:
     """Run the stored test once against `impl` and collect its per-law outcomes."""
-    try:
-        module = importlib.import_module(repro.test.module)
-    except ImportError as error:
-        raise ReproError(
-            f"the stored test's module {repro.test.module} is gone: {error}"
-        ) from error
-    test_file = Path(module.__file__ or "")
-    if source_sha256(test_file) != repro.test.source_sha256:
-        raise ReproError(
-            f"{repro.test.module} changed since this failure was stored: its shrunk example "
-            "may not mean the same any more. Rerun the suite to get a fresh repro file."
-        )
     with tempfile.TemporaryDirectory(prefix="turnlaw-replay-") as scratch:
         folder = Path(scratch)
-        args = [
-            sys.executable,
-            "-m",
-            "pytest",
-            f"{test_file}::{repro.test.name}",
-            "-p",
-            "conformance.runner.plugin",
-            "-p",
-            "conformance.replay.replaying",
-            "-p",
-            "no:cacheprovider",
-            "-o",
-            "asyncio_default_fixture_loop_scope=function",
-            "-q",
-            "--replay-file",
-            str(repro_path),
-            "--impl",
-            impl or repro.implementation,
-            "--results",
-            str(folder / "results.jsonl"),
-            "--repro-dir",
-            str(folder / "repro"),
-            "--record",
-            str(folder / "wire"),
-            "--timeout-multiplier",
-            str(timeout_multiplier),
-        ]
-        if repro.dialect is not None:
-            args += ["--dialects", repro.dialect.value]
-        if repro.hypothesis_profile:
-            args.append(f"--hypothesis-profile={repro.hypothesis_profile}")
-        if repro.hypothesis_seed:
-            args.append(f"--hypothesis-seed={repro.hypothesis_seed}")
-        if validate_protocol:
-            args.append("--validate-protocol")
+        args = replay_arguments(
+            repro,
+            repro_path,
+            folder,
+            impl=impl,
+            timeout_multiplier=timeout_multiplier,
+            validate_protocol=validate_protocol,
+        )
         done = subprocess.run(
             args, capture_output=True, text=True, timeout=REPLAY_TIMEOUT * timeout_multiplier
         )
@@ -113,26 +153,50 @@ def replay(
     return Verdict(outcomes=outcomes, details=details, same_wire=same_wire, output=output)
 
 
+def chosen_implementation(
+    repro: ReproFile, path: Path, impl: str | None, impl_from_file: bool
+) -> str:
+    """`--impl`, or with `--impl-from-file` the file's own; never the file's silently."""
+    if impl is not None:
+        return impl
+    if impl_from_file:
+        return repro.implementation
+    raise ReproError(
+        f"{path} was recorded against --impl {shlex.quote(repro.implementation)}, and replay "
+        "never runs an implementation a file names on its own: both cmd: and module:attr "
+        "run code. Name the implementation to replay against with --impl SPEC, or pass "
+        "--impl-from-file to run the file's, which is printed first."
+    )
+
+
 def replay_main(
     path: Path,
     *,
     impl: str | None,
+    impl_from_file: bool = False,
     timeout_multiplier: float = 1.0,
     validate_protocol: bool = False,
 ) -> int:
     try:
         repro = load_repro(path)
+        law_test_file(repro.test)
+        against = chosen_implementation(repro, path, impl, impl_from_file)
+        if impl is None:
+            print(
+                f"turnlaw replay: --impl-from-file: running the implementation {path} names:\n"
+                f"  --impl {shlex.quote(against)}",
+                flush=True,
+            )
         verdict = replay(
             repro,
             path,
-            impl=impl,
+            impl=against,
             timeout_multiplier=timeout_multiplier,
             validate_protocol=validate_protocol,
         )
     except (ReproError, subprocess.TimeoutExpired) as error:
         print(f"turnlaw replay: {error}", file=sys.stderr)
         return 2
-    against = impl or repro.implementation
     example = (
         f"the shrunk Hypothesis example ({len(repro.example.steps)} noted lines)"
         if repro.example

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from conformance.wire import ScriptedProvider, text
-from reference_impl import EpisodicMemory, Identity, InMemoryStore, SqliteMemoryStore
+from reference_impl import (
+    EpisodicMemory,
+    Identity,
+    InMemoryStore,
+    MemoryFileError,
+    MemoryWriteError,
+    SqliteMemoryStore,
+)
 
 FRAMING = "Relevant context from prior conversations. Use when it helps answer the current turn."
 
@@ -108,3 +119,49 @@ async def test_memory_turn_numbers_count_folded_turns(
     ]
     assert agent.checkpoint().turns == 4
     assert 'turn="1"' in wire.wire.last.system
+
+
+async def test_a_failed_memory_write_commits_nothing_so_a_retry_is_clean(
+    wire: ScriptedProvider, new_agent: Any, tmp_path: Path
+) -> None:
+    """The model answered, then memory refused the write (a real SQLite trigger): the
+    error is typed, the agent's conversation is the one from before the turn, and the
+    retry shows the model the conversation once, not with the failed turn in it."""
+    wire.script([text("Noted."), text("Friday."), text("Friday, as I said.")])
+    db = tmp_path / "memory.sqlite3"
+    agent = new_agent().memory(EpisodicMemory(SqliteMemoryStore(db))).build()
+    me = Identity(conversation_id="user-1")
+    await agent.run("The party is on Friday", identity=me)
+    before = agent.checkpoint()
+    with closing(sqlite3.connect(db)) as connection, connection:
+        connection.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON memory_entries"
+            " BEGIN SELECT RAISE(ABORT, 'disk says no'); END"
+        )
+    with pytest.raises(MemoryWriteError, match="disk says no") as raised:
+        await agent.follow_up("When is the party?")
+    assert str(db) in str(raised.value)
+    assert agent.checkpoint() == before, "the turn was not committed"
+
+    with closing(sqlite3.connect(db)) as connection, connection:
+        connection.execute("DROP TRIGGER refuse")
+    retry = await agent.follow_up("When is the party?")
+    assert retry.answer == "Friday, as I said."
+    assert wire.wire.last.user_texts() == ["The party is on Friday", "When is the party?"]
+    assert [t.text for t in retry.checkpoint.history] == [
+        "The party is on Friday",
+        "Noted.",
+        "When is the party?",
+        "Friday, as I said.",
+    ]
+
+
+async def test_a_corrupt_memory_file_refuses_the_run_before_anything_is_sent(
+    wire: ScriptedProvider, new_agent: Any, tmp_path: Path
+) -> None:
+    db = tmp_path / "memory.sqlite3"
+    db.touch()  # exists, empty: not a new store
+    agent = new_agent().memory(EpisodicMemory(SqliteMemoryStore(db))).build()
+    with pytest.raises(MemoryFileError, match=r"\[empty\]"):
+        await agent.run("hello", identity=Identity(conversation_id="u"))
+    assert len(wire.wire) == 0

@@ -104,9 +104,10 @@ def test_a_failing_law_test_leaves_a_repro_file_and_prints_the_replay_command(
 
 
 def replay(path: Path, impl: str | None = None) -> subprocess.Popen[str]:
+    """Replay against `impl`, or (None) against the file's own, asked for explicitly."""
     args = [sys.executable, "-m", "conformance", "replay", str(path)]
     return subprocess.Popen(
-        [*args, *(["--impl", impl] if impl else [])],
+        [*args, *(["--impl", impl] if impl else ["--impl-from-file"])],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -141,6 +142,7 @@ def test_replay_fails_against_the_broken_runtime_and_passes_against_the_referenc
 
     code, output = results["plain, same"]
     assert code == 1, output
+    assert f"running the implementation {plain} names:\n  --impl {AMNESIAC}\n" in output
     assert "verdict:  FAIL            run.no-history" in output
     assert "wire:     identical to the recording" in output
     assert "run() carried an earlier conversation" in output

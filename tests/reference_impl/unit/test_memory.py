@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -10,13 +9,13 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from reference_impl import SqliteMemoryStore
 from reference_impl.memory import (
     MEMORY_PREAMBLE,
     EpisodicMemory,
     InMemoryStore,
     MemoryEntry,
     MemoryStore,
-    SqliteMemoryStore,
     render_memory_block,
     system_with_memory,
 )
@@ -127,17 +126,6 @@ async def test_sqlite_store_survives_reopening(tmp_path: Path) -> None:
     assert read == written
     assert all(e.updated.tzinfo is not None and e.updated.utcoffset() == timedelta(0) for e in read)
     assert [e.text for e in await reopened.entries("other")] == ["elsewhere"]
-
-
-async def test_sqlite_store_creates_its_table_in_an_existing_file(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
-    with sqlite3.connect(path) as connection:
-        connection.execute("CREATE TABLE unrelated (x INTEGER)")
-    connection.close()
-    store = SqliteMemoryStore(path)
-    assert await store.entries("n") == []
-    await store.add([entry("kept", namespace="n")])
-    assert [e.text for e in await store.entries("n")] == ["kept"]
 
 
 # --- EpisodicMemory ------------------------------------------------------------------
