@@ -26,7 +26,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..runner.collect import read_results
+from ..runner.collect import ResultsFileError, read_results
 from ..runner.outcomes import Outcome
 from .model import ReproError, ReproFile, TestRef, load_repro, source_sha256
 
@@ -143,7 +143,10 @@ def replay(
         results_path = folder / "results.jsonl"
         if not results_path.exists():
             raise ReproError(f"the replay run did not start:\n{output[-3000:]}")
-        results = read_results(results_path)
+        try:
+            results = read_results(results_path)
+        except ResultsFileError as error:  # the child died writing it: say so, exit 2
+            raise ReproError(f"the replay run left an unreadable results file: {error}") from error
         outcomes = results.per_law()
         details = {record.law: record.detail for record in results.records if record.detail}
         recordings = list((folder / "wire").glob("*.json"))

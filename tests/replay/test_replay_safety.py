@@ -155,3 +155,23 @@ def test_garbage_exits_2_with_a_typed_message_and_no_traceback(
     done = replay(path, "--impl", "reference_impl.conformance_adapter:implementation")
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.startswith("turnlaw replay: ") and "Traceback" not in done.stderr
+
+
+def test_a_replay_whose_results_file_is_unreadable_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The child pytest died half-way through a line of its results file: a typed
+    message and exit 2, not a ResultsFileError traceback."""
+    from conformance.replay import player
+
+    def child_that_dies_writing(args: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        results = Path(args[args.index("--results") + 1])
+        results.write_bytes(b'{"type": "header", "suite": "turnl\xff')
+        return subprocess.CompletedProcess(args, 1, "", "")
+
+    monkeypatch.setattr(player.subprocess, "run", child_that_dies_writing)
+    path = write(tmp_path, repro_data())
+    code = player.replay_main(path, impl="reference_impl.conformance_adapter:implementation")
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "unreadable results file" in err and "Traceback" not in err
