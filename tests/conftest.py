@@ -35,12 +35,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+HOSTILE = Path(__file__).parent / "hostile"
+THOROUGH_TIMEOUT = 900.0
+"""Seconds a hostile target may take in the thorough profile (10,000 inputs, some of them
+real subprocesses), instead of the project's 60 s per test."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if profile_name() != "thorough":
+        return
+    for item in items:
+        if item.path.is_relative_to(HOSTILE) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(THOROUGH_TIMEOUT))
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """How many hostile inputs each target got and what became of them."""
     rows = TALLY.rows()
     if not rows:
         return
-    terminalreporter.section(f"hostile inputs (profile {profile_name()})")
+    profiles = ", ".join(sorted(TALLY.profiles)) or profile_name()
+    terminalreporter.section(f"hostile inputs (profile {profiles})")
     terminalreporter.write_line(
         f"{'target':<44} {'tried':>7} " + " ".join(f"{fate:>11}" for fate in FATES)
     )
@@ -50,6 +65,6 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     path = config.getoption("--hostile-tally")
     if path is not None:
         path.write_text(
-            json.dumps({"profile": profile_name(), "targets": rows}, indent=2) + "\n",
+            json.dumps({"profile": profiles, "targets": rows}, indent=2) + "\n",
             encoding="utf-8",
         )

@@ -10,6 +10,9 @@ Each input's fate is counted with `judged(target, typed=...)`: accepted, refused
 typed error (the contract), or anything else (an untyped error, which also fails the
 test). The counts are printed after the run and, with `--hostile-tally FILE`, written as
 JSON: the figures a closing note quotes come from there, not from memory.
+
+A fuzz target in `thorough` runs for minutes, so tests/conftest.py gives every test in
+tests/hostile a 900 s pytest-timeout there (and leaves the project's 60 s elsewhere).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ def fuzz_settings(scale: float = 1.0) -> settings:
     whose every input costs a real subprocess or socket), derandomized except in
     `thorough`, no deadline (CI machines are noisy), no example database."""
     name = profile_name()
+    TALLY.profiles.add(name)
     return settings(
         max_examples=max(1, int(BUDGET[name] * scale)),
         derandomize=name != "thorough",
@@ -62,6 +66,7 @@ class Tally:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.counts: dict[str, Counter[str]] = defaultdict(Counter)
+        self.profiles: set[str] = set()  # the profiles the targets were given their budget by
 
     def add(self, target: str, fate: str, n: int = 1) -> None:
         if fate not in FATES:

@@ -14,7 +14,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,8 +21,6 @@ from conformance.registry import load_laws
 from conformance.runner.expectations import EXPECTABLE, ExpectationsError, load_expectations
 from conformance.runner.outcomes import Outcome
 from tests.hostile.budget import TALLY, fuzz_settings, judged
-
-pytestmark = pytest.mark.timeout(900)  # `thorough` is 10,000 inputs a target, ~6 ms each
 
 TOML_TARGET = "runner.expectations (generated TOML)"
 BYTES_TARGET = "runner.expectations (bytes, edited manifests)"

@@ -36,8 +36,6 @@ from conformance.runner.results_file import ResultsFileError, read_results
 from tests.harness.results_files import GREEN_RUN, RED_RUN, real_results, results_lines
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 
-pytestmark = pytest.mark.timeout(900)  # `thorough` is 10,000 inputs a target, ~6 ms each
-
 GENERATED = "runner.report (generated JSONL)"
 EDITED = "runner.report (edits of real results files)"
 

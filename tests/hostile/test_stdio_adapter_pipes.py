@@ -74,7 +74,6 @@ def parrot() -> Iterator[Parrot]:
         pytest.fail(f"adapter processes outlived the connector: {left}")
 
 
-@pytest.mark.timeout(900)  # the thorough profile's 10,000 inputs outlast the 60 s default
 @fuzz_settings(scale=0.25)
 @given(line=lines("run"))
 def test_every_line_through_real_pipes_is_answered(parrot: Parrot, line: bytes) -> None:

@@ -74,7 +74,6 @@ def request_for(op: str) -> BaseModel:
     return p.REQUESTS.validate_python({"op": op, "seq": WAITING, **fields})
 
 
-@pytest.mark.timeout(900)  # the thorough profile's 10,000 inputs outlast the 60 s default
 @fuzz_settings()
 @given(
     answer=st.sampled_from(OPS).flatmap(lambda op: st.tuples(st.just(op), lines(op))),
