@@ -14,17 +14,33 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from conformance.redaction import Redactor
     from conformance.wire import LoopbackServer, ScriptedProvider
 
 _CALL_FAILED = pytest.StashKey[bool]()
+_REDACTOR = pytest.StashKey["Redactor"]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "turnlaw(allow_unused=False, check_invariants=True, hold_limit=60.0): "
+        "turnlaw(allow_unused=False, check_invariants=True, hold_limit=60.0, max_body=...): "
         "configure the fake_provider / loopback_provider fixtures for this test",
     )
+
+
+def session_redactor(config: pytest.Config) -> Redactor:
+    """The one Redactor of this pytest session: every provider the `fake_provider` and
+    `loopback_provider` fixtures make learns into it and scrubs with it, so a key one test's
+    runtime sent is scrubbed from every later recording — and from any other artifact
+    scrubbed with it (results, repro files, reports). Teach it keys the suite hands out
+    with `session_redactor(config).learn(key)`."""
+    redactor = config.stash.get(_REDACTOR, None)
+    if redactor is None:
+        from conformance.redaction import Redactor
+
+        redactor = config.stash[_REDACTOR] = Redactor()
+    return redactor
 
 
 @pytest.hookimpl(wrapper=True)
@@ -42,7 +58,7 @@ def _provider_for(request: pytest.FixtureRequest) -> ScriptedProvider:
 
     marker = request.node.get_closest_marker("turnlaw")
     options: dict[str, Any] = dict(marker.kwargs) if marker else {}
-    return ScriptedProvider(**options)
+    return ScriptedProvider(redactor=session_redactor(request.config), **options)
 
 
 def _verify_unless_failed(request: pytest.FixtureRequest, provider: ScriptedProvider) -> None:
@@ -72,7 +88,8 @@ def fake_provider(request: pytest.FixtureRequest) -> Iterator[ScriptedProvider]:
 
 @pytest.fixture(scope="session")
 def turnlaw_loopback_server() -> Generator[LoopbackServer, None, None]:
-    """One loopback server for the session; each test attaches its own provider."""
+    """One loopback server for the session; each test attaches its own provider, under its
+    own base URL, so a late request from an earlier test never reaches a later one."""
     from conformance.wire import LoopbackServer
 
     server = LoopbackServer()
