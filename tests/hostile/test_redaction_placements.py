@@ -7,9 +7,9 @@ inside a string, the path, a malformed body, a finding message, a recorded heade
 plain key and one full of characters JSON and URLs escape. Each placement uses its own key,
 and is checked in every form the key can take (raw, JSON-escaped, URL-encoded, Basic's
 base64) in every export: `wire.export()`, `export_data()`, the live exchanges, finding
-messages and the verification error over respx; `GET /_turnlaw/log` and
-`GET /_turnlaw/findings` on the loopback server; the `serve --log` file and the findings
-`serve` prints, from a real subprocess.
+messages and the verification error in-process (through the transport `InProcess` routes
+to); `GET /_turnlaw/log` and `GET /_turnlaw/findings` on the loopback server; the
+`serve --log` file and the findings `serve` prints, from a real subprocess.
 """
 
 from __future__ import annotations
@@ -28,9 +28,11 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 import httpx
+import httpx2
 import pytest
 
-from conformance.wire import InProcess, LoopbackServer, ScriptedProvider, text
+from conformance.wire import LoopbackServer, ProviderTransport, ScriptedProvider, text
+from conformance.wire.in_process import IN_PROCESS_ROOT
 from tests.hostile.budget import TALLY, judged
 
 TARGET = "fake: key placements"
@@ -206,7 +208,7 @@ def leaks(placement: Placement, exports: dict[str, str]) -> list[str]:
     ]
 
 
-def send(client: httpx.Client, base_url: str, request: Request) -> None:
+def send(client: httpx.Client | httpx2.Client, base_url: str, request: Request) -> None:
     client.request(
         request.method,
         base_url + request.path,
@@ -222,8 +224,9 @@ def provider_for(placement: Placement) -> ScriptedProvider:
 
 def in_process_exports(placement: Placement) -> dict[str, str]:
     provider = provider_for(placement)
-    with InProcess(provider), httpx.Client() as client:
-        send(client, provider.base_url or "", placement.request)
+    provider.base_url = IN_PROCESS_ROOT + "/v1"
+    with httpx2.Client(transport=ProviderTransport(provider)) as client:  # respx's route
+        send(client, provider.base_url, placement.request)
     try:
         provider.verify()
         verified = ""
