@@ -22,6 +22,7 @@ import json
 import re
 import threading
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus
 
@@ -45,6 +46,14 @@ KEY_SHAPES = re.compile(
 """Keys recognised by their shape alone, learned or not."""
 
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+_REMEMBERED = 4096  # credential values already learned from, kept to skip them next time
+
+
+@lru_cache(maxsize=1024)
+def is_credential_name(name: str) -> bool:
+    """Whether a header or query-parameter name says its value is a credential (cached:
+    the same few names arrive on every request)."""
+    return CREDENTIAL_NAME.search(name) is not None
 
 
 def _forms(secret: str) -> set[str]:
@@ -68,7 +77,9 @@ class Redactor:
         self._lock = threading.Lock()
         self._secrets: frozenset[str] = frozenset()
         self._forms: tuple[str, ...] = ()
-        self._forms_bytes: tuple[bytes, ...] = ()
+        self._probes: tuple[str, ...] = ()  # the forms no other form contains
+        self._probes_bytes: tuple[bytes, ...] = ()
+        self._seen: set[str] = set()
         for secret in secrets:
             self.learn(secret)
 
@@ -86,14 +97,22 @@ class Redactor:
                 return False
             forms = set(self._forms) | _forms(secret)
             ordered = tuple(sorted(forms, key=len, reverse=True))  # "Bearer x" before "x"
+            # a text holding no minimal form holds no form: one `in` per probe suffices
+            probes = tuple(f for f in ordered if not any(o != f and o in f for o in ordered))
             self._forms = ordered
-            self._forms_bytes = tuple(f.encode("utf-8", "surrogatepass") for f in ordered)
+            self._probes = probes
+            self._probes_bytes = tuple(p.encode("utf-8", "surrogatepass") for p in probes)
             self._secrets = self._secrets | {secret}
         return True
 
     def learn_credential(self, value: str) -> None:
         """Learn a credential header's value: the whole of it, the token after an auth
         scheme, both halves of Basic auth, each cookie's value."""
+        if value in self._seen:  # the same key on every request: the hot path
+            return
+        if len(self._seen) >= _REMEMBERED:
+            self._seen.clear()
+        self._seen.add(value)
         for part in value.split(","):  # a client may have joined repeated headers
             part = part.strip()
             self.learn(part)
@@ -121,7 +140,7 @@ class Redactor:
     def learn_headers(self, headers: Iterable[tuple[str, str]]) -> None:
         """Learn from every header whose name says it carries a credential."""
         for name, value in headers:
-            if CREDENTIAL_NAME.search(name):
+            if is_credential_name(name):
                 self.learn_credential(value)
 
     def learn_query(self, target: str) -> None:
@@ -130,20 +149,21 @@ class Redactor:
         if not question:
             return
         for name, value in parse_qsl(query, keep_blank_values=False):
-            if CREDENTIAL_NAME.search(name):
+            if is_credential_name(name):
                 self.learn(value)
 
     def found_in(self, data: bytes | str) -> bool:
         """Whether any learned secret occurs in `data` in any form (one fast scan each)."""
         if isinstance(data, bytes):
-            return any(form in data for form in self._forms_bytes)
-        return any(form in data for form in self._forms)
+            return any(probe in data for probe in self._probes_bytes)
+        return any(probe in data for probe in self._probes)
 
     def scrub_text(self, text: str) -> str:
         """`text` with every learned secret, in every form, and every key shape replaced."""
-        for form in self._forms:
-            if form in text:
-                text = text.replace(form, REDACTED)
+        if any(probe in text for probe in self._probes):
+            for form in self._forms:
+                if form in text:
+                    text = text.replace(form, REDACTED)
         if "-" in text or "AIza" in text:
             text = KEY_SHAPES.sub(REDACTED, text)
         return text
@@ -162,4 +182,11 @@ class Redactor:
         return value
 
 
-__all__ = ["CREDENTIAL_NAME", "KEY_SHAPES", "MIN_SECRET_LENGTH", "REDACTED", "Redactor"]
+__all__ = [
+    "CREDENTIAL_NAME",
+    "KEY_SHAPES",
+    "MIN_SECRET_LENGTH",
+    "REDACTED",
+    "Redactor",
+    "is_credential_name",
+]

@@ -22,6 +22,7 @@ MAX_JSON_DEPTH = 64
 """Containers may nest this deep. Real requests nest far less (a tool's JSON Schema a dozen
 levels); every later stage carries several times more (pydantic refuses past ~200)."""
 
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -69,8 +70,8 @@ class _Rejected:
 def loads(data: bytes | str) -> Any:
     """Parse `data` (UTF-8 bytes or text) or raise JsonRefusal naming the problem.
 
-    The common case costs one `json.loads` plus two C-speed scans of the text; the walk
-    over the parsed value runs only when those scans say it might find something.
+    The common case costs one `json.loads` plus a few C-speed passes over the text; the walk
+    over the parsed value runs only when those say it might find something.
     """
     if isinstance(data, bytes):
         try:
@@ -78,13 +79,13 @@ def loads(data: bytes | str) -> Any:
         except UnicodeDecodeError as error:
             raise JsonRefusal(f"not UTF-8: byte {error.start} cannot be decoded") from None
         suspicious = _SURROGATE_ESCAPE_BYTES.search(data) is not None
-        brackets = data.count(b"[") + data.count(b"{")
+        skeleton = data.translate(None, _NOT_BRACKETS)
     else:
         text = data
         suspicious = _SURROGATE_ESCAPE.search(data) is not None or (
             not data.isascii() and _LONE_SURROGATE.search(data) is not None
         )
-        brackets = data.count("[") + data.count("{")
+        skeleton = data.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
     rejected: list[str] = []
 
     def constant(name: str) -> _Rejected:
@@ -106,7 +107,7 @@ def loads(data: bytes | str) -> Any:
         raise JsonRefusal(f"not valid JSON: {error}") from None
     except ValueError as error:  # int() of a number longer than Python's digit limit
         raise JsonRefusal(f"a number that is too long: {str(error)[:80]}") from None
-    if rejected or suspicious or (brackets > MAX_JSON_DEPTH and not _shallow(value)):
+    if rejected or suspicious or not (_shallow_text(skeleton) or _shallow(value)):
         problem = _first_problem(value)
         if problem is not None:
             problem.document = value
@@ -117,6 +118,20 @@ def loads(data: bytes | str) -> Any:
 def has_lone_surrogate(text: str) -> bool:
     """Whether `text` holds a surrogate code point (a str from JSON holds only lone ones)."""
     return not text.isascii() and _LONE_SURROGATE.search(text) is not None
+
+
+def _shallow_text(skeleton: bytes) -> bool:
+    """True when the brackets of the text (`[]{}` only, strings not skipped) surely nest no
+    deeper than MAX_JSON_DEPTH. Each pass drops at least one level and at most two (one of
+    `[]`, one of `{}`), so a skeleton gone in MAX_JSON_DEPTH/2 passes is shallow enough;
+    one that is not (or brackets inside strings) falls back to walking the parsed value."""
+    if len(skeleton) <= MAX_JSON_DEPTH:
+        return True
+    for _ in range(MAX_JSON_DEPTH // 2):
+        skeleton = skeleton.replace(b"[]", b"").replace(b"{}", b"")
+        if not skeleton:
+            return True
+    return False
 
 
 def _shallow(value: Any) -> bool:

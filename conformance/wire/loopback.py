@@ -36,7 +36,7 @@ from typing import Any
 
 import uvicorn
 
-from ..redaction import CREDENTIAL_NAME
+from ..redaction import is_credential_name
 from . import dialects
 from ._connections import AcceptErrors, guarded_protocol
 from ._plan import BodyCut, Plan, RawRequest, json_plan
@@ -59,11 +59,11 @@ PREFIX = "/turnlaw/"
 LISTEN_BACKLOG = 128
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)
 def _wanted_header(name: bytes) -> bool:
     """Recorded, or credential-bearing (the redactor learns it). Cached: names repeat."""
     text = name.decode("latin-1")
-    return text in RECORDED_HEADERS or CREDENTIAL_NAME.search(text) is not None
+    return text in RECORDED_HEADERS or is_credential_name(text)
 
 
 class ScriptedDisconnect(Exception):

@@ -156,3 +156,21 @@ def test_serve_log_survives_a_lone_surrogate(tmp_path: Path) -> None:
     lines = log.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["status"] for line in lines] == [400, 200], stderr
     assert code == 1  # the refusal is a finding
+
+
+@pytest.mark.parametrize("opener", ["[", '{"a": ', '[{"a": '])
+def test_the_depth_limit_is_exact_for_every_kind_of_nesting(opener: str) -> None:
+    from conformance.wire import MAX_JSON_DEPTH, JsonRefusal
+    from conformance.wire._strict_json import loads
+
+    closer = {"[": "]", '{"a": ': "}", '[{"a": ': "}]"}[opener]
+    levels = 2 if opener == '[{"a": ' else 1
+
+    def document(depth: int) -> bytes:
+        repeat = depth // levels
+        return (opener * repeat + "1" + closer * repeat).encode()
+
+    loads(document(MAX_JSON_DEPTH))
+    with pytest.raises(JsonRefusal, match="nested deeper than 64"):
+        loads(document(MAX_JSON_DEPTH + levels))
+    assert loads(b'["[[[[[[[[' + b"[" * 100 + b'"]') == ["[" * 108], "brackets in strings"
