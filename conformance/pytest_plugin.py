@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 _CALL_FAILED = pytest.StashKey[bool]()
 _REDACTOR = pytest.StashKey["Redactor"]()
+_SERVER = pytest.StashKey["LoopbackServer"]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -69,6 +70,7 @@ def _verify_unless_failed(request: pytest.FixtureRequest, provider: ScriptedProv
         findings = provider.findings
         if findings:
             text = "\n".join(f"[{f.kind}] {f.message}" for f in findings)
+            text = provider.redactor.scrub_text(text)
             request.node.add_report_section("teardown", "turnlaw findings", text)
         return
     provider.verify()
@@ -87,15 +89,28 @@ def fake_provider(request: pytest.FixtureRequest) -> Iterator[ScriptedProvider]:
 
 
 @pytest.fixture(scope="session")
-def turnlaw_loopback_server() -> Generator[LoopbackServer, None, None]:
+def turnlaw_loopback_server(pytestconfig: pytest.Config) -> Generator[LoopbackServer, None, None]:
     """One loopback server for the session; each test attaches its own provider, under its
     own base URL, so a late request from an earlier test never reaches a later one."""
     from conformance.wire import LoopbackServer
 
     server = LoopbackServer()
     server.start()
+    pytestconfig.stash[_SERVER] = server
     yield server
     server.stop()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Say so when the session server refused late requests: a runtime kept calling the
+    model after its test had ended (they were recorded by no test)."""
+    server = config.stash.get(_SERVER, None)
+    if server is not None and server.late_requests:
+        shown = ", ".join(server.late[:3])
+        terminalreporter.write_line(
+            f"turnlaw: refused {server.late_requests} late request(s) to the fake provider "
+            f"of a test that had already ended ({shown}); none reached a later test"
+        )
 
 
 @pytest.fixture

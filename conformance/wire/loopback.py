@@ -196,12 +196,15 @@ class ProviderApp:
             return
 
     def _retired(self, method: str, path: str) -> Plan:
+        """A late request: refused, counted, and recorded by no provider."""
+        scrub = self.provider.redactor.scrub_text  # the session's, for the fixtures
+        where = scrub(path.split("?", 1)[0][:200])
         self.late_requests += 1
-        self.late.append(f"{method} {path.split('?', 1)[0][:200]}")
+        self.late.append(f"{scrub(method[:20])} {where}")
         message = (
-            f"turnlaw: {path.split('?', 1)[0][:200]} is not served any more: the provider at "
-            "this base URL was retired (its test ended, so this is a late request), or the "
-            "runtime dropped the path of the base URL it was given"
+            f"turnlaw: {where} is not served any more: the provider at this base URL was "
+            "retired (its test ended, so this is a late request), or the runtime dropped "
+            "the path of the base URL it was given"
         )
         codec = dialects.by_path(route_path(_without_prefix(path)))
         body = codec.render_error(410, message) if codec else {"error": {"message": message}}
