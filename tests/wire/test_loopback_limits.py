@@ -245,25 +245,31 @@ def test_keep_alive_clients_still_work_across_the_header_timeout() -> None:
 # -- export off the event loop -------------------------------------------------------------
 
 
-async def test_exporting_a_huge_log_does_not_stop_the_server_answering() -> None:
-    provider = ScriptedProvider([text("ok")] * 40, allow_unused=True)
-    bulky = {**CHAT, "metadata": {f"k{i}": f"value {i}" for i in range(200_000)}}
+async def test_exporting_the_log_does_not_stop_the_server_answering() -> None:
+    """The export waits, inside, until another client has been answered: on the event loop
+    that could never happen (it used to block every client for as long as it took)."""
+    provider = ScriptedProvider([text("ok")] * 3, allow_unused=True)
+    exporting, answered = threading.Event(), threading.Event()
+    answered_during_export: list[bool] = []
+    export_data = provider.wire.export_data
+
+    def slow_export() -> list[dict[str, object]]:
+        exporting.set()
+        answered_during_export.append(answered.wait(10))
+        return export_data()
+
+    provider.wire.export_data = slow_export  # type: ignore[method-assign]
     server = LoopbackServer(provider)
     with server as served:
-        root = server.root_url
         async with httpx.AsyncClient(timeout=60) as client:
-            assert (await client.post(f"{served.base_url}/chat/completions", json=bulky)).is_success
-            export = asyncio.create_task(client.get(f"{root}/_turnlaw/log"))
-            answered_during_export = 0
-            await asyncio.sleep(0.05)  # the export has started
-            for _ in range(30):
-                small = await client.post(f"{served.base_url}/chat/completions", json=CHAT)
-                assert small.status_code == 200
-                if not export.done():
-                    answered_during_export += 1
+            export = asyncio.create_task(client.get(f"{server.root_url}/_turnlaw/log"))
+            assert await asyncio.to_thread(exporting.wait, 10), "the export never started"
+            small = await client.post(f"{served.base_url}/chat/completions", json=CHAT)
+            answered.set()
             log = await export
-    assert log.status_code == 200 and len(log.json()) >= 1
-    assert answered_during_export > 0, "the export blocked every other client until it ended"
+    assert small.status_code == 200 and log.status_code == 200
+    assert answered_during_export == [True], "the export blocked every other client"
+    assert len(log.json()) == 1
 
 
 # -- late requests (defence in depth for a timed-out adapter) -----------------------------
