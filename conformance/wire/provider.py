@@ -9,6 +9,7 @@ byte delivery belong to the transport.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +39,7 @@ from .script import (
 from .wirelog import Exchange, Finding, FindingKind, StepRef, WireLog, record_headers
 
 DEFAULT_MODELS = ("turnlaw-fake",)
+MAX_HOLD_LIMIT = 24 * 3600.0
 DEFAULT_MAX_BODY = 32 * 1024 * 1024
 """Request bodies larger than this are refused with a 413: the Anthropic Messages API's
 documented limit (32 MB), which is the smallest of the three real APIs'."""
@@ -121,6 +123,11 @@ class ScriptedProvider:
     ) -> None:
         if max_body < 0:
             raise ValueError(f"max_body must be a byte count >= 0, not {max_body!r}")
+        if not (math.isfinite(hold_limit) and 0 < hold_limit <= MAX_HOLD_LIMIT):
+            raise ValueError(
+                f"hold_limit must be seconds > 0 and <= {MAX_HOLD_LIMIT:g} (a hold nobody "
+                f"releases must still end), not {hold_limit!r}"
+            )
         self.redactor = redactor if redactor is not None else Redactor()
         self.wire = WireLog(self.redactor)
         self._base_url: str | None = None

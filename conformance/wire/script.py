@@ -32,6 +32,9 @@ MAX_DELAY = 600.0
 """Seconds. The official SDKs' default read timeout is 600 s: a longer delay can only end in
 the client's timeout, and an unbounded one (1e308, Infinity) in a reply never sent."""
 MAX_RETRY_AFTER_MS = 600_000
+MAX_SCRIPT_FILE = 64 * 1024 * 1024
+"""Bytes. A script is a few steps; a file this large is a mistake (or an attack) to refuse
+before reading it all into memory."""
 MAX_AFTER_EVENTS = 1_000_000
 
 HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
@@ -274,6 +277,11 @@ def load_script_file(path: str | Path) -> ScriptFile:
     """
     source = Path(path)
     try:
+        size = source.stat().st_size
+        if size > MAX_SCRIPT_FILE:
+            raise ScriptFileError(
+                f"{source}: {size} bytes is not a script file (the limit is {MAX_SCRIPT_FILE})"
+            )
         raw = source.read_bytes()
     except OSError as error:
         raise ScriptFileError(f"{source}: cannot read the script file: {error}") from error

@@ -101,3 +101,21 @@ def test_bounded_values_still_load(tmp_path: Path) -> None:
     data = step('"delay": 600, "usage": {"input_tokens": 9007199254740991, "output_tokens": 0}')
     (spec,) = load_script_file(write(tmp_path, data)).scripts
     assert spec.steps[0].delay == 600
+
+
+def test_a_file_too_large_to_be_a_script_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conformance.wire import script
+
+    monkeypatch.setattr(script, "MAX_SCRIPT_FILE", 10)
+    with pytest.raises(ScriptFileError, match="is not a script file"):
+        load_script_file(write(tmp_path, '[{"kind": "text", "text": "long enough"}]'))
+
+
+@pytest.mark.parametrize("limit", [float("inf"), float("nan"), 0, -1])
+def test_a_hold_limit_must_end(limit: float) -> None:
+    from conformance.wire import ScriptedProvider
+
+    with pytest.raises(ValueError, match="hold_limit"):
+        ScriptedProvider(hold_limit=limit)
