@@ -107,6 +107,7 @@ def bodies(draw: st.DrawFn, path: str) -> bytes:
 
 TOKEN_CHARS = "!#$%&'*+-.^_`|~abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 METHODS = st.one_of(
+    st.just("POST"),
     st.sampled_from(["POST", "GET", "PUT", "DELETE", "OPTIONS", "PATCH", "HEAD"]),
     st.text(TOKEN_CHARS, min_size=1, max_size=8),
 )
@@ -119,6 +120,7 @@ def _path_text(raw: bytes) -> str:
 
 PATH_BYTES = st.binary(min_size=0, max_size=24).map(_path_text)
 PATHS = st.one_of(
+    st.just("/v1/chat/completions"),
     st.sampled_from(["/v1" + p for p in DIALECT_PATHS] + ["/v1/models", "/_turnlaw/log"]),
     st.builds(lambda a, b: a + b, st.sampled_from(["/v1/", "/", "/turnlaw/1/v1/"]), PATH_BYTES),
     st.builds(
@@ -133,3 +135,11 @@ HEADER_NAMES = st.one_of(
 )
 HEADER_VALUES = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=40)
 HEADERS = st.lists(st.tuples(HEADER_NAMES, HEADER_VALUES), max_size=6)
+RAW_BODIES = st.one_of(
+    st.binary(max_size=64),
+    st.builds(
+        lambda text, stream: json.dumps(valid_body("/chat/completions", text, stream)).encode(),
+        st.text(max_size=8),
+        st.booleans(),
+    ),
+)

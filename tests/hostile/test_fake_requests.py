@@ -22,7 +22,14 @@ from pydantic import TypeAdapter
 
 from conformance.wire import LoopbackServer, ProviderTransport, ScriptedProvider, text
 from conformance.wire.wirelog import ExchangeRecord
-from tests.hostile._fake_inputs import DIALECT_PATHS, HEADERS, METHODS, PATHS, bodies
+from tests.hostile._fake_inputs import (
+    DIALECT_PATHS,
+    HEADERS,
+    METHODS,
+    PATHS,
+    RAW_BODIES,
+    bodies,
+)
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 
 # pytest-timeout's 60 s is per test; a thorough run is 10,000 inputs (each well under 50 ms)
@@ -41,14 +48,38 @@ class Refused(Exception):
     form of a typed error, so it is counted as one)."""
 
 
+BATCH = 40
+"""Inputs one provider sees before the next takes over: its whole log is exported and
+validated after each of them (so records of earlier inputs must keep exporting too)."""
+
+
+class Rotation:
+    """Hand out a provider that is replaced every BATCH inputs (attached to `server`)."""
+
+    def __init__(self, server: LoopbackServer | None = None) -> None:
+        self.server = server
+        self.count = 0
+        self.current = self._fresh()
+
+    def _fresh(self) -> ScriptedProvider:
+        provider = ScriptedProvider([text("ok")] * BATCH, allow_unused=True)
+        return self.server.attach(provider) if self.server is not None else provider
+
+    def next(self) -> ScriptedProvider:
+        self.count += 1
+        if self.count % BATCH == 0:
+            self.current = self._fresh()
+        return self.current
+
+
 def check_exchange(provider: ScriptedProvider, status: int, reply: bytes, headers: Any) -> None:
-    """One exchange: exported, valid, and answered as the contract says; raises Refused
-    for a refusal with its finding."""
+    """The latest exchange: the whole log exported and valid, and this one answered as the
+    contract says; raises Refused for a refusal with its finding."""
     exported = provider.wire.export()
     exported.encode("utf-8")
     records = RECORDS.validate_json(exported)
-    assert records, "the request was not recorded"
-    findings = [f for f in provider.findings if f.kind != "unused_steps"]
+    assert len(records) == len(provider.wire), "an exchange is missing from the export"
+    findings = provider.wire.exchanges[-1].findings
     if status >= 400:
         if not findings:
             raise Unanswered(f"{status} without a finding: {reply[:200]!r}")
@@ -75,15 +106,21 @@ def http() -> Iterator[httpx.Client]:
         yield client
 
 
-def fresh_provider() -> ScriptedProvider:
-    return ScriptedProvider([text("ok")], allow_unused=True)
+@pytest.fixture(scope="module")
+def in_process() -> Rotation:
+    return Rotation()
+
+
+@pytest.fixture(scope="module")
+def over_loopback(loopback_server: LoopbackServer) -> Rotation:
+    return Rotation(loopback_server)
 
 
 @fuzz_settings()
 @given(path=st.sampled_from(DIALECT_PATHS), data=st.data())
-def test_request_bodies_in_process(path: str, data: st.DataObject) -> None:
+def test_request_bodies_in_process(in_process: Rotation, path: str, data: st.DataObject) -> None:
     body = data.draw(bodies(path))
-    provider = fresh_provider()
+    provider = in_process.next()
     transport = ProviderTransport(provider)
     headers = {"content-type": "application/json", "anthropic-version": "2023-06-01"}
     with judged("fake: request bodies (in-process)", typed=(Refused,)):
@@ -96,10 +133,14 @@ def test_request_bodies_in_process(path: str, data: st.DataObject) -> None:
 @fuzz_settings()
 @given(path=st.sampled_from(DIALECT_PATHS), data=st.data())
 def test_request_bodies_over_the_loopback_server(
-    loopback_server: LoopbackServer, http: httpx.Client, path: str, data: st.DataObject
+    loopback_server: LoopbackServer,
+    over_loopback: Rotation,
+    http: httpx.Client,
+    path: str,
+    data: st.DataObject,
 ) -> None:
     body = data.draw(bodies(path))
-    provider = loopback_server.attach(fresh_provider())
+    provider = over_loopback.next()
     target = "fake: request bodies (loopback)"
     with judged(target, typed=(Refused,)):
         try:
@@ -113,7 +154,7 @@ def test_request_bodies_over_the_loopback_server(
 
 
 @fuzz_settings()
-@given(method=METHODS, path=PATHS, headers=HEADERS, body=st.binary(max_size=64))
+@given(method=METHODS, path=PATHS, headers=HEADERS, body=RAW_BODIES)
 def test_raw_requests_over_a_socket_always_get_an_answer(
     loopback_server: LoopbackServer,
     method: str,
@@ -122,7 +163,7 @@ def test_raw_requests_over_a_socket_always_get_an_answer(
     body: bytes,
 ) -> None:
     """Methods, paths and headers a client library would refuse to send, on a raw socket."""
-    provider = loopback_server.attach(fresh_provider())
+    provider = loopback_server.attach(ScriptedProvider([text("ok")], allow_unused=True))
     prefix = (provider.base_url or "").removeprefix(loopback_server.root_url).removesuffix("/v1")
     lines = [f"{method} {prefix}{path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close"]
     lines += [f"{name}: {value}" for name, value in headers if name.lower() != "content-length"]
