@@ -108,7 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 2
     provider = ScriptedProvider(check_invariants=not args.no_invariants, max_body=args.max_body)
-    provider.load(script)
+    try:
+        provider.load(script)
+    except ValueError as error:  # what the file model cannot see on its own
+        print(f"turnlaw: {args.script}: {error}", file=sys.stderr)
+        return 2
     try:
         sock = bind_loopback(port=args.port)
     except OSError as error:

@@ -256,6 +256,22 @@ class ScriptFile(BaseModel):
     version: Literal[1] = 1
     scripts: list[ScriptSpec] = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _hold_labels_are_unique(self) -> ScriptFile:
+        """A label names one hold for `provider.hold()` and the release endpoint."""
+        seen: dict[str, str] = {}
+        for spec in self.scripts:
+            for index, step in enumerate(spec.steps):
+                if isinstance(step, Hold) and step.label:
+                    where = f"script '{spec.name[:80]}', step {index} (hold)"
+                    if step.label in seen:
+                        raise ValueError(
+                            f"{where}: hold label {step.label[:80]!r} is used twice "
+                            f"(first at {seen[step.label]}); hold labels must be unique"
+                        )
+                    seen[step.label] = where
+        return self
+
 
 def script_file_schema() -> dict[str, Any]:
     """JSON Schema of the script file, for writing scripts from other languages."""

@@ -69,6 +69,13 @@ REFUSED = [
     pytest.param(b"\xff\xfe[\x00]\x00", "not UTF-8", id="utf-16"),
     pytest.param(b'[{"kind": "text", "text": "\xed\xa0\x80"}]', "not UTF-8", id="cesu-8"),
     pytest.param("5", "file: Input should be", id="a-number"),
+    pytest.param(
+        '[{"kind": "hold", "label": "g", "then": {"kind": "text", "text": "a"}},'
+        ' {"kind": "hold", "label": "g", "then": {"kind": "text", "text": "b"}}]',
+        "script 'default', step 1 (hold): hold label 'g' is used twice (first at script "
+        "'default', step 0 (hold))",
+        id="hold-label-twice",
+    ),
     pytest.param('{"scripts": [{"steps": {"kind": "text"}}]}', "scripts.0.steps", id="steps-dict"),
 ]
 
