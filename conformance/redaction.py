@@ -57,9 +57,10 @@ def is_credential_name(name: str) -> bool:
 
 
 def _forms(secret: str) -> set[str]:
-    """The secret as it would appear raw, inside JSON strings, and in a URL."""
+    """The secret as it would appear raw, inside JSON strings (also a JSON document inside
+    a JSON string, as tool arguments are sent), and in a URL."""
     escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
-    forms = {secret, escaped, json.dumps(secret)[1:-1]}
+    forms = {secret, escaped, json.dumps(secret)[1:-1], json.dumps(escaped)[1:-1]}
     for encoded in (quote(secret, safe=""), quote_plus(secret, safe="")):
         forms.add(encoded)
         forms.add(_PERCENT_ESCAPE.sub(lambda m: m.group().lower(), encoded))

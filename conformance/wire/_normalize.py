@@ -29,6 +29,16 @@ _NUMBERED = [
 ]
 _PORT = re.compile(r"(?<![\w.])(127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b")
 
+# What the runtime sent is scrubbed of secrets and numbered in full; the record's own
+# structure (its field names, the dialect, the step the fake chose, finding kinds, the IR's
+# field names and roles) is only numbered: a secret that happens to be "messages" must not
+# rewrite the shape of the record.
+_RUNTIME = frozenset({"method", "path", "body", "aborted"})
+_IR_TEXT = frozenset(
+    {"model", "system", "text", "id", "name", "description", "tool_call_id", "omitted_parts"}
+)
+_IR_DATA = frozenset({"arguments", "parameters"})
+
 
 class Normalizer:
     """Rewrite volatile values inside every string (and key) of a JSON-like value."""
@@ -38,17 +48,50 @@ class Normalizer:
         self._literals = sorted(literals.items(), key=lambda item: len(item[0]), reverse=True)
         self._seen: dict[str, dict[str, str]] = {kind: {} for kind, _ in _NUMBERED}
 
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
+    def record(self, record: dict[str, Any]) -> dict[str, Any]:
+        """One exported exchange (see `wirelog._exchange_record`), structure kept."""
+        normalized: dict[str, Any] = {}
+        for key, value in record.items():
+            if key in _RUNTIME:
+                normalized[key] = self.value(value)
+            elif key == "headers":
+                normalized[key] = {name: self.value(v) for name, v in value.items()}
+            elif key == "ir":
+                normalized[key] = self._request(value)
+            elif key == "findings":
+                normalized[key] = [
+                    {k: self.text(v) if k == "message" else v for k, v in finding.items()}
+                    for finding in value
+                ]
+            else:
+                normalized[key] = self.value(value, secrets=False)
+        return normalized
+
+    def _request(self, value: Any) -> Any:
         if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+            return {
+                key: self.value(v) if key in _IR_TEXT or key in _IR_DATA else self._request(v)
+                for key, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self._request(v) for v in value]
+        return self.value(value, secrets=False)
+
+    def value(self, value: Any, *, secrets: bool = True) -> Any:
+        if isinstance(value, str):
+            return self.text(value, secrets=secrets)
+        if isinstance(value, dict):
+            return {
+                self.text(str(k), secrets=secrets): self.value(v, secrets=secrets)
+                for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
-            return [self.value(v) for v in value]
+            return [self.value(v, secrets=secrets) for v in value]
         return value
 
-    def text(self, text: str) -> str:
-        text = self._redactor.scrub_text(text)
+    def text(self, text: str, *, secrets: bool = True) -> str:
+        if secrets:
+            text = self._redactor.scrub_text(text)
         for literal, replacement in self._literals:
             if literal in text:
                 text = text.replace(literal, replacement)

@@ -36,7 +36,15 @@ from .script import (
     ToolCalls,
     parse_steps,
 )
-from .wirelog import Exchange, Finding, FindingKind, StepRef, WireLog, record_headers
+from .wirelog import (
+    Exchange,
+    Finding,
+    FindingKind,
+    StepRef,
+    WireLog,
+    record_headers,
+    scrub_request,
+)
 
 DEFAULT_MODELS = ("turnlaw-fake",)
 MAX_HOLD_LIMIT = 24 * 3600.0
@@ -353,14 +361,17 @@ class ScriptedProvider:
         except strict_json.JsonRefusal as error:
             exchange.body = redactor.scrub_text(raw.body.decode("utf-8", "replace"))
             return _Refusal("malformed", f"turnlaw: request body: {error}", 400)
-        if redactor.found_in(raw.body):
-            body = redactor.scrub_data(body)
-        exchange.body = body
+        # Parsed as sent, stored scrubbed: a key that is also a word ("messages") must not
+        # change what the request means. `\u` escapes can spell a key the raw bytes hide.
+        secret_inside = redactor.found_in(raw.body) or (
+            bool(redactor.secrets) and b"\\u" in raw.body
+        )
+        exchange.body = redactor.scrub_data(body) if secret_inside else body
         try:
             request = codec.parse_request(body)
         except WireFormatError as error:
             return _Refusal("malformed", f"turnlaw: {error}", 400)
-        exchange.ir = request
+        exchange.ir = scrub_request(request, redactor, exchange.body) if secret_inside else request
         if self.check_invariants:
             exchange.findings.extend(
                 Finding(kind="invariant", message=problem)

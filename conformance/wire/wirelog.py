@@ -114,6 +114,45 @@ def record_headers(headers: Iterable[tuple[str, str]], redactor: Redactor) -> di
     return dict(sorted(kept.items()))
 
 
+def scrub_request(request: RequestIR, redactor: Redactor, body: Any) -> RequestIR:
+    """The request with every free text scrubbed (model, system, message texts, tool call
+    ids, names and arguments, tools) and `body` as its raw body; its shape (dialect, roles,
+    flags) untouched. The original, parsed before any scrubbing, is what scripts match."""
+    text, data = redactor.scrub_text, redactor.scrub_data
+    messages = tuple(
+        message.model_copy(
+            update={
+                "text": text(message.text),
+                "tool_calls": tuple(
+                    call.model_copy(
+                        update={
+                            "id": text(call.id),
+                            "name": text(call.name),
+                            "arguments": data(call.arguments),
+                        }
+                    )
+                    for call in message.tool_calls
+                ),
+                "tool_call_id": text(message.tool_call_id) if message.tool_call_id else None,
+                "omitted_parts": tuple(text(part) for part in message.omitted_parts),
+            }
+        )
+        for message in request.messages
+    )
+    tools = tuple(
+        tool.model_copy(
+            update={
+                "name": text(tool.name),
+                "description": text(tool.description),
+                "parameters": data(tool.parameters),
+            }
+        )
+        for tool in request.tools
+    )
+    update = {"model": text(request.model), "system": text(request.system)}
+    return request.model_copy(update={**update, "messages": messages, "tools": tools, "raw": body})
+
+
 class WireLog:
     """Thread-safe, append-only record of exchanges, with query helpers for tests."""
 
@@ -145,7 +184,7 @@ class WireLog:
             if self._file is not None:
                 raise RuntimeError(f"this log is already written to {self._file.path}")
             normalizer = self._normalizer()
-            self._file = LogFile(path, lambda e: normalizer.value(_exchange_record(e)))
+            self._file = LogFile(path, lambda e: normalizer.record(_exchange_record(e)))
             return self._file
 
     def close_stream(self) -> Exception | None:
@@ -196,7 +235,7 @@ class WireLog:
     def export_data(self) -> list[dict[str, Any]]:
         """Plain data for snapshots: no timings, and volatile values normalized."""
         normalizer = self._normalizer()
-        return [normalizer.value(_exchange_record(e)) for e in self.exchanges]
+        return [normalizer.record(_exchange_record(e)) for e in self.exchanges]
 
     def export(self) -> str:
         """Deterministic pretty JSON of the whole log (see `export_data`)."""

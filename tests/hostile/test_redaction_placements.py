@@ -235,7 +235,12 @@ def in_process_exports(placement: Placement) -> dict[str, str]:
     return {
         "wire.export()": provider.wire.export(),
         "export_data()": json.dumps(provider.wire.export_data()),
-        "live exchanges": repr(provider.wire.exchanges),
+        "live exchanges": repr(provider.wire.exchanges)
+        + "".join(
+            json.dumps([e.body, e.headers, e.path, e.method])
+            + (e.ir.model_dump_json() if e.ir is not None else "")  # the raw body too
+            for e in provider.wire.exchanges
+        ),
         "findings": repr(provider.findings),
         "verify()": verified,
     }

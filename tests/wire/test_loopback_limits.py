@@ -367,6 +367,7 @@ def test_running_out_of_file_descriptors_is_said_once_and_survived(tmp_path: obj
     steps = [{"kind": "text", "text": "ok"}]
     with serve(Path(str(tmp_path)), steps, "--header-timeout", "30") as (url, process):
         host, port = url.removeprefix("http://").split("/")[0].split(":")
+        assert httpx.get(f"{url}/models", timeout=20).status_code == 200  # serving by now
         in_use = len(os.listdir(f"/proc/{process.pid}/fd"))
         _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         resource.prlimit(process.pid, resource.RLIMIT_NOFILE, (in_use + 3, hard))

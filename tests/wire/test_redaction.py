@@ -145,3 +145,47 @@ def test_the_verification_error_is_scrubbed_too() -> None:
     with pytest.raises(AssertionError) as raised:
         provider.verify()
     assert "ran out" in str(raised.value) and key not in str(raised.value)
+
+
+@pytest.mark.parametrize("word", ["messages", "assistant", "anthropic-messages", "tool_calls"])
+def test_a_secret_that_is_a_structural_word_never_breaks_the_request_or_the_export(
+    word: str,
+) -> None:
+    """Found by the fuzzer: `Authorization: messages` made the export's dialect
+    'anthropic-<redacted>'. Secrets are scrubbed from what the runtime sent, never from the
+    record's own structure (dialect, roles, IR field names), and never before parsing."""
+    from pydantic import TypeAdapter
+
+    from conformance.wire.wirelog import ExchangeRecord
+
+    provider = ScriptedProvider([text("a"), text("b")])
+    with InProcess(provider), httpx.Client() as client:
+        for path, body in (
+            (
+                "/messages",
+                {"model": "c", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}]},
+            ),
+            (
+                "/chat/completions",
+                {
+                    "model": "m",
+                    "messages": [
+                        {"role": "user", "content": "x"},
+                        {"role": "assistant", "content": "y"},
+                        {"role": "user", "content": f"z {word}"},
+                    ],
+                },
+            ),
+        ):
+            reply = client.post(
+                f"{provider.base_url}{path}",
+                headers={"authorization": word, "anthropic-version": "2023-06-01"},
+                json=body,
+            )
+            assert reply.status_code == 200, reply.text
+    records = TypeAdapter(list[ExchangeRecord]).validate_json(provider.wire.export())
+    assert [r.dialect for r in records] == ["anthropic-messages", "openai-chat"]
+    assert records[1].ir is not None
+    assert [m.role for m in records[1].ir.messages] == ["user", "assistant", "user"]
+    assert records[1].ir.messages[2].text == "z <redacted>"
+    provider.verify()
