@@ -25,6 +25,7 @@ levels); every later stage carries several times more (pydantic refuses past ~20
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+_rejections = 0  # how many values the hooks below refused, ever: a changed count is a hint
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SHOWN_PATH = 8
 
@@ -70,49 +71,57 @@ class _Rejected:
 def loads(data: bytes | str) -> Any:
     """Parse `data` (UTF-8 bytes or text) or raise JsonRefusal naming the problem.
 
-    The common case costs one `json.loads` plus a few C-speed passes over the text; the walk
-    over the parsed value runs only when those say it might find something.
+    The common case costs one `json.loads` plus two C-speed passes over the text; the walk
+    over the parsed value runs only when those, or the hooks, say it might find something.
     """
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise JsonRefusal(f"not UTF-8: byte {error.start} cannot be decoded") from None
-        suspicious = _SURROGATE_ESCAPE_BYTES.search(data) is not None
+        suspicious = b"\\u" in data and _SURROGATE_ESCAPE_BYTES.search(data) is not None
         skeleton = data.translate(None, _NOT_BRACKETS)
     else:
         text = data
-        suspicious = _SURROGATE_ESCAPE.search(data) is not None or (
-            not data.isascii() and _LONE_SURROGATE.search(data) is not None
+        suspicious = ("\\u" in data and _SURROGATE_ESCAPE.search(data) is not None) or (
+            has_lone_surrogate(data)
         )
         skeleton = data.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
-    rejected: list[str] = []
-
-    def constant(name: str) -> _Rejected:
-        rejected.append(name)
-        return _Rejected(f"{name} is not JSON (the real API refuses it too)")
-
-    def number(literal: str) -> float | _Rejected:
-        value = float(literal)
-        if math.isinf(value):
-            rejected.append(literal)
-            return _Rejected(f"number {literal[:40]} is out of range for a double")
-        return value
-
+    before = _rejections
     try:
-        value = json.loads(text, parse_constant=constant, parse_float=number)
+        value = _DECODER.decode(text)
     except RecursionError:
         raise JsonRefusal(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
     except json.JSONDecodeError as error:
         raise JsonRefusal(f"not valid JSON: {error}") from None
     except ValueError as error:  # int() of a number longer than Python's digit limit
         raise JsonRefusal(f"a number that is too long: {str(error)[:80]}") from None
-    if rejected or suspicious or not (_shallow_text(skeleton) or _shallow(value)):
+    suspicious = suspicious or _rejections != before  # ours, or another thread's: a walk
+    if suspicious or not (_shallow_text(skeleton) or _shallow(value)):
         problem = _first_problem(value)
         if problem is not None:
             problem.document = value
             raise problem
     return value
+
+
+def _constant(name: str) -> _Rejected:
+    global _rejections
+    _rejections += 1
+    return _Rejected(f"{name} is not JSON (the real API refuses it too)")
+
+
+def _float(literal: str) -> float | _Rejected:
+    value = float(literal)
+    if math.isinf(value):
+        global _rejections
+        _rejections += 1
+        return _Rejected(f"number {literal[:40]} is out of range for a double")
+    return value
+
+
+# Built once: json.loads builds a new decoder on every call that passes hooks.
+_DECODER = json.JSONDecoder(parse_constant=_constant, parse_float=_float)
 
 
 def has_lone_surrogate(text: str) -> bool:
