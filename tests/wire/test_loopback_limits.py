@@ -347,7 +347,7 @@ def test_a_late_call_after_its_test_ended_lands_nowhere(pytester: pytest.Pyteste
             assert reply.json()["choices"][0]["message"]["content"] == "mine"
         """
     )
-    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:asyncio")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["*refused 1 late request(s)*POST /turnlaw/*/chat/completions*"])
 

@@ -130,7 +130,9 @@ def test_the_session_shares_one_redactor_across_fixtures(pytester: pytest.Pytest
             assert KEY not in loopback_provider.wire.export()
         """
     )
-    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=2)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider", "-p", "no:asyncio").assert_outcomes(
+        passed=2
+    )
 
 
 def test_the_verification_error_is_scrubbed_too() -> None:
