@@ -27,7 +27,7 @@ class BodyCut:
 
     `too_large`: more than `limit` bytes were declared or sent; `aborted`: the client closed
     the connection before the body was complete; `stalled`: the body stopped arriving and
-    was cut off (`detail` says after how long).
+    the server cut the connection (`detail` says after how long).
     """
 
     reason: Literal["too_large", "aborted", "stalled"]

@@ -38,7 +38,7 @@ import uvicorn
 
 from ..redaction import is_credential_name
 from . import dialects
-from ._connections import AcceptErrors, guarded_protocol
+from ._connections import STALLED, AcceptErrors, guarded_protocol
 from ._plan import BodyCut, Plan, RawRequest, json_plan
 from .dialects._base import json_body
 from .provider import DEFAULT_MAX_BODY, ScriptedProvider, route_path
@@ -141,8 +141,8 @@ class ProviderApp:
         ]
         body, cut = await self._read_body(scope, receive, min(self.max_body, provider.max_body))
         plan = provider.respond(RawRequest(scope["method"], path, headers, body, cut))
-        if cut is not None and cut.reason == "aborted":
-            return  # the client is gone: nobody to answer
+        if cut is not None and cut.reason in ("aborted", "stalled"):
+            return  # the client is gone, or cut off: nobody to answer
         if cut is not None and cut.reason == "too_large" and _drainable(scope, cut):
             await self._drain(receive, DRAIN_FACTOR * (cut.limit or 0) - cut.received)
         if plan.waits:
@@ -158,28 +158,27 @@ class ProviderApp:
     async def _read_body(
         self, scope: Scope, receive: Receive, limit: int
     ) -> tuple[bytes, BodyCut | None]:
-        """The whole body, or why not: over `limit` (declared or sent), or abandoned."""
+        """The whole body, or why not: over `limit` (declared or sent), abandoned, or cut
+        off by the protocol's body deadline (`_connections`): no timer of its own here."""
         declared = _content_length(scope)
         if declared is not None and declared > limit:
             return b"", BodyCut("too_large", 0, declared, limit)
         chunks: list[bytes] = []
         received = 0
-        try:
-            async with asyncio.timeout(self.body_timeout):
-                while True:
-                    message = await receive()
-                    if message["type"] == "http.disconnect":
-                        return b"", BodyCut("aborted", received, declared)
-                    chunk = message.get("body", b"")
-                    received += len(chunk)
-                    if received > limit:
-                        return b"", BodyCut("too_large", received, declared, limit)
-                    chunks.append(chunk)
-                    if not message.get("more_body"):
-                        break
-        except TimeoutError:
-            detail = f"the body did not arrive within {self.body_timeout:g}s and was cut off"
-            return b"", BodyCut("stalled", received, declared, detail=detail)
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                if STALLED in scope:
+                    detail = f"the body did not arrive within {scope[STALLED]:g}s and was cut off"
+                    return b"", BodyCut("stalled", received, declared, detail=detail)
+                return b"", BodyCut("aborted", received, declared)
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > limit:
+                return b"", BodyCut("too_large", received, declared, limit)
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
         return chunks[0] if len(chunks) == 1 else b"".join(chunks), None
 
     async def _drain(self, receive: Receive, budget: int) -> None:
@@ -303,10 +302,11 @@ def make_server(
     header_timeout: float = DEFAULT_HEADER_TIMEOUT,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
 ) -> uvicorn.Server:
+    """uvicorn for `app`, with the request deadlines (the body's is the app's)."""
     logging.getLogger("uvicorn.error").addFilter(_QUIET_DISCONNECTS)
     config = uvicorn.Config(
         app,
-        http=guarded_protocol(header_timeout),
+        http=guarded_protocol(header_timeout, app.body_timeout),
         ws="none",
         lifespan="off",
         log_level=log_level,

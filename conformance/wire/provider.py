@@ -338,13 +338,8 @@ class ScriptedProvider:
     ) -> RequestIR | Plan | _Refusal:
         """Everything that needs no lock: routing, JSON, the dialect, the invariants."""
         if raw.cut is not None and raw.cut.reason in ("aborted", "stalled"):
-            exchange.aborted = message = self.redactor.scrub_text(_describe_abort(raw.cut))
-            if raw.cut.reason == "aborted":  # nobody is left to read a reply
-                return Plan(0, [], [])
-            body = codec.render_error(408, message) if codec else _generic_error(message)
-            plan = json_plan(408, body)
-            plan.headers.append(("connection", "close"))
-            return plan
+            exchange.aborted = self.redactor.scrub_text(_describe_abort(raw.cut))
+            return Plan(0, [], [])  # nobody is left to read a reply
         size = raw.cut.received if raw.cut is not None else len(raw.body)
         limit = min(self.max_body, raw.cut.limit or self.max_body) if raw.cut else self.max_body
         if size > limit or (raw.cut is not None and raw.cut.reason == "too_large"):

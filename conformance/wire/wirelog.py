@@ -262,7 +262,8 @@ class ExchangeRecord(BaseModel):
         default=None,
         description=(
             "present only when the request never arrived whole (the client closed the "
-            "connection, or its body stalled): why. No step was used; status is 0"
+            "connection, or its body stalled and was cut off): why. No step was used and "
+            "no reply was sent: status is 0"
         ),
     )
 
