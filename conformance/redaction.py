@@ -96,12 +96,18 @@ class Redactor:
         with self._lock:
             if secret in self._secrets:
                 return False
-            forms = set(self._forms) | _forms(secret)
-            ordered = tuple(sorted(forms, key=len, reverse=True))  # "Bearer x" before "x"
-            # a text holding no minimal form holds no form: one `in` per probe suffices
-            probes = tuple(f for f in ordered if not any(o != f and o in f for o in ordered))
+            known = set(self._forms)
+            new = sorted(_forms(secret) - known, key=len)
+            ordered = tuple(sorted(known | set(new), key=len, reverse=True))  # "Bearer x" first
+            # A text holding no minimal form holds no form: one `in` per probe suffices.
+            # Kept incrementally (each new form against the probes only), so a runtime that
+            # sends a new credential on every request does not make learning quadratic.
+            probes = list(self._probes)
+            for form in new:
+                if not any(probe in form for probe in probes):
+                    probes = [p for p in probes if form not in p] + [form]
             self._forms = ordered
-            self._probes = probes
+            self._probes = tuple(probes)
             self._probes_bytes = tuple(p.encode("utf-8", "surrogatepass") for p in probes)
             self._secrets = self._secrets | {secret}
         return True

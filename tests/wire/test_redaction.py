@@ -191,3 +191,16 @@ def test_a_secret_that_is_a_structural_word_never_breaks_the_request_or_the_expo
     assert [m.role for m in records[1].ir.messages] == ["user", "assistant", "user"]
     assert records[1].ir.messages[2].text == "z <redacted>"
     provider.verify()
+
+
+def test_a_new_credential_on_every_request_is_still_learned_and_scrubbed() -> None:
+    """Probes are kept incrementally: learning used to compare every form with every other
+    on each learn (quadratic), so a runtime sending a fresh key per request slowed the fake
+    down request by request."""
+    redactor = Redactor()
+    keys = [f"tl-rotating-{n:05d}-key" for n in range(2000)]
+    for key in keys:
+        redactor.learn_headers([("x-api-key", key), ("authorization", f"Bearer {key}")])
+    assert len(redactor.secrets) == 4000
+    for key in (keys[0], keys[999], keys[-1]):
+        assert redactor.scrub_text(f"a {key} b Bearer {key}") == f"a {REDACTED} b {REDACTED}"
