@@ -198,9 +198,9 @@ def test_a_new_credential_on_every_request_is_still_learned_and_scrubbed() -> No
     on each learn (quadratic), so a runtime sending a fresh key per request slowed the fake
     down request by request."""
     redactor = Redactor()
-    keys = [f"tl-rotating-{n:05d}-key" for n in range(2000)]
+    keys = [f"tl-rotating-{n:05d}-key" for n in range(500)]
     for key in keys:
         redactor.learn_headers([("x-api-key", key), ("authorization", f"Bearer {key}")])
-    assert len(redactor.secrets) == 4000
-    for key in (keys[0], keys[999], keys[-1]):
+    assert len(redactor.secrets) == 1000
+    for key in (keys[0], keys[250], keys[-1]):
         assert redactor.scrub_text(f"a {key} b Bearer {key}") == f"a {REDACTED} b {REDACTED}"
