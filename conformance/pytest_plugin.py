@@ -14,17 +14,34 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from conformance.redaction import Redactor
     from conformance.wire import LoopbackServer, ScriptedProvider
 
 _CALL_FAILED = pytest.StashKey[bool]()
+_REDACTOR = pytest.StashKey["Redactor"]()
+_SERVER = pytest.StashKey["LoopbackServer"]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "turnlaw(allow_unused=False, check_invariants=True, hold_limit=60.0): "
+        "turnlaw(allow_unused=False, check_invariants=True, hold_limit=60.0, max_body=...): "
         "configure the fake_provider / loopback_provider fixtures for this test",
     )
+
+
+def session_redactor(config: pytest.Config) -> Redactor:
+    """The one Redactor of this pytest session: every provider the `fake_provider` and
+    `loopback_provider` fixtures make learns into it and scrubs with it, so a key one test's
+    runtime sent is scrubbed from every later recording — and from any other artifact
+    scrubbed with it (results, repro files, reports). Teach it keys the suite hands out
+    with `session_redactor(config).learn(key)`."""
+    redactor = config.stash.get(_REDACTOR, None)
+    if redactor is None:
+        from conformance.redaction import Redactor
+
+        redactor = config.stash[_REDACTOR] = Redactor()
+    return redactor
 
 
 @pytest.hookimpl(wrapper=True)
@@ -42,7 +59,7 @@ def _provider_for(request: pytest.FixtureRequest) -> ScriptedProvider:
 
     marker = request.node.get_closest_marker("turnlaw")
     options: dict[str, Any] = dict(marker.kwargs) if marker else {}
-    return ScriptedProvider(**options)
+    return ScriptedProvider(redactor=session_redactor(request.config), **options)
 
 
 def _verify_unless_failed(request: pytest.FixtureRequest, provider: ScriptedProvider) -> None:
@@ -53,6 +70,7 @@ def _verify_unless_failed(request: pytest.FixtureRequest, provider: ScriptedProv
         findings = provider.findings
         if findings:
             text = "\n".join(f"[{f.kind}] {f.message}" for f in findings)
+            text = provider.redactor.scrub_text(text)
             request.node.add_report_section("teardown", "turnlaw findings", text)
         return
     provider.verify()
@@ -71,14 +89,28 @@ def fake_provider(request: pytest.FixtureRequest) -> Iterator[ScriptedProvider]:
 
 
 @pytest.fixture(scope="session")
-def turnlaw_loopback_server() -> Generator[LoopbackServer, None, None]:
-    """One loopback server for the session; each test attaches its own provider."""
+def turnlaw_loopback_server(pytestconfig: pytest.Config) -> Generator[LoopbackServer, None, None]:
+    """One loopback server for the session; each test attaches its own provider, under its
+    own base URL, so a late request from an earlier test never reaches a later one."""
     from conformance.wire import LoopbackServer
 
     server = LoopbackServer()
     server.start()
+    pytestconfig.stash[_SERVER] = server
     yield server
     server.stop()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Say so when the session server refused late requests: a runtime kept calling the
+    model after its test had ended (they were recorded by no test)."""
+    server = config.stash.get(_SERVER, None)
+    if server is not None and server.late_requests:
+        shown = ", ".join(server.late[:3])
+        terminalreporter.write_line(
+            f"turnlaw: refused {server.late_requests} late request(s) to the fake provider "
+            f"of a test that had already ended ({shown}); none reached a later test"
+        )
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ provider.wire.last.user_texts()    # what the model was shown
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._strict_json import MAX_JSON_DEPTH, JsonRefusal
 from .dialects import WireFormatError
 from .ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
-from .provider import Script, ScriptedProvider, WireVerificationError
+from .provider import DEFAULT_MAX_BODY, Script, ScriptedProvider, WireVerificationError
 from .script import (
     Call,
     Fault,
@@ -32,7 +33,15 @@ from .script import (
     text,
     tool_call,
 )
-from .wirelog import Exchange, Finding, StepRef, WireLog
+from .wirelog import (
+    Exchange,
+    ExchangeRecord,
+    Finding,
+    LogFileError,
+    StepRef,
+    WireLog,
+    read_log_file,
+)
 
 if TYPE_CHECKING:
     from .in_process import InProcess, ProviderTransport, httpx2_is_aliased
@@ -56,15 +65,20 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DEFAULT_MAX_BODY",
+    "MAX_JSON_DEPTH",
     "AssistantReply",
     "Call",
     "Dialect",
     "Exchange",
+    "ExchangeRecord",
     "Fault",
     "Finding",
     "Hold",
     "HoldTimeoutError",
     "InProcess",
+    "JsonRefusal",
+    "LogFileError",
     "LoopbackServer",
     "Match",
     "Message",
@@ -90,6 +104,7 @@ __all__ = [
     "httpx2_is_aliased",
     "load_script_file",
     "parallel_calls",
+    "read_log_file",
     "text",
     "tool_call",
 ]

@@ -9,15 +9,32 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .dialects._base import SseEvent, json_body
 
 if TYPE_CHECKING:
+    from ._signals import Signal
     from .script import Hold
-    from .wirelog import Exchange
+    from .wirelog import Exchange, Finding
+
+
+@dataclass(frozen=True, slots=True)
+class BodyCut:
+    """Why a transport did not read a request's whole body (so `RawRequest.body` is empty).
+
+    `too_large`: more than `limit` bytes were declared or sent; `aborted`: the client closed
+    the connection before the body was complete; `stalled`: the body stopped arriving and
+    the server cut the connection (`detail` says after how long).
+    """
+
+    reason: Literal["too_large", "aborted", "stalled"]
+    received: int
+    declared: int | None = None
+    limit: int | None = None
+    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +43,7 @@ class RawRequest:
     path: str
     headers: Sequence[tuple[str, str]]  # every value: a repeated header is not collapsed
     body: bytes
+    cut: BodyCut | None = None
 
 
 @dataclass(slots=True)
@@ -38,6 +56,8 @@ class Plan:
     hold: Hold | None = None
     hold_limit: float = 60.0
     exchange: Exchange | None = field(default=None, repr=False)
+    recorded: Signal | None = field(default=None, repr=False)  # set once on disk
+    report: Callable[[Finding], None] | None = field(default=None, repr=False)
 
     @classmethod
     def sse(cls, events: list[SseEvent], *, disconnect: bool = False) -> Plan:
@@ -46,12 +66,14 @@ class Plan:
 
     @property
     def waits(self) -> bool:
-        return self.delay > 0 or self.hold is not None
+        return self.delay > 0 or self.hold is not None or self.recorded is not None
 
     def wait_sync(self, read_timeout: float | None = None) -> bool:
-        """Wait out the hold and the delay; False when the client's read timeout came first
-        (the in-process transport then raises the client library's ReadTimeout)."""
+        """Wait out the log write, the hold and the delay; False when the client's read
+        timeout came first (the in-process transport then raises its ReadTimeout)."""
         started = time.monotonic()
+        if self.recorded is not None:
+            self.recorded.wait()
         if self.hold is not None:
             limit = self._hold_wait(read_timeout)
             if not self.hold._released.wait(limit):
@@ -67,6 +89,8 @@ class Plan:
     async def wait_async(self, read_timeout: float | None = None) -> bool:
         """`wait_sync` for event loops."""
         started = time.monotonic()
+        if self.recorded is not None:
+            await self.recorded.wait_async()
         if self.hold is not None:
             limit = self._hold_wait(read_timeout)
             if not await self.hold._released.wait_async(limit):
@@ -94,20 +118,22 @@ class Plan:
 
     def _hold_expired(self) -> None:
         """A hold nobody released: answer anyway so nothing hangs, and say so."""
-        from .wirelog import Finding
-
         if self.hold is not None:
             self.hold.release()  # reported here, so not again as unreleased
+        name = f" '{self.hold.label}'" if self.hold and self.hold.label else ""
+        self.late_finding(
+            "hold_expired", f"hold{name} was never released within {self.hold_limit:g}s"
+        )
 
-        if self.exchange is not None:
-            name = f" '{self.hold.label}'" if self.hold and self.hold.label else ""
-            self.exchange.findings.append(
-                Finding(
-                    kind="hold_expired",
-                    seq=self.exchange.seq,
-                    message=f"hold{name} was never released within {self.hold_limit:g}s",
-                )
-            )
+    def late_finding(self, kind: Any, message: str) -> None:
+        """A finding about this request that arose after it was recorded. It goes to the
+        provider, not into the exchange: a recorded exchange never changes, so the log file
+        written at arrival and the export agree."""
+        from .wirelog import Finding
+
+        if self.report is not None:
+            seq = self.exchange.seq if self.exchange is not None else None
+            self.report(Finding(kind=kind, seq=seq, message=message))
 
 
 def json_plan(status: int, body: Any) -> Plan:

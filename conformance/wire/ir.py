@@ -88,11 +88,14 @@ class RequestIR(_Frozen):
         return [(m.role, m.text) for m in self.messages if m.role != "tool"]
 
 
+MAX_TOKENS = 2**53 - 1  # the largest integer every JSON reader (JavaScript too) reads exactly
+
+
 class Usage(_Frozen):
     """Token counts reported back to the runtime."""
 
-    input_tokens: int = 0
-    output_tokens: int = 0
+    input_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
+    output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
 
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens"]

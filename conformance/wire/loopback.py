@@ -3,29 +3,45 @@
 Any runtime, in any language, can be pointed at it. It is a raw ASGI app on uvicorn,
 run in a background thread with its own event loop, so a test's loop (or a blocking
 test) is never the one serving requests. The provider it serves can be swapped, so
-one server can outlive many tests.
+one server can outlive many tests: each attached provider is served under its own path
+prefix (`/turnlaw/<n>/v1`), and a request to a retired prefix — a late call from an
+adapter whose test already ended — is refused with a 410, never recorded by the next
+test's provider. Recorded paths leave the prefix out, so recordings do not change.
+
+It cannot be held or exhausted: bodies over `max_body` are a 413 (drained, not kept),
+a body must arrive within `body_timeout`, a request head within `header_timeout`
+(`_connections`), idle keep-alive connections close after `idle_timeout`; an upload the
+client abandons is recorded as aborted and uses no step.
 
 Besides the provider endpoints it answers a few control paths under `/_turnlaw/`
 (never recorded) so that tests written in other languages can read the log and
 release holds: `GET /_turnlaw/log`, `GET /_turnlaw/findings`,
-`GET /_turnlaw/holds/{label}`, `POST /_turnlaw/holds/{label}/release`.
+`GET /_turnlaw/holds/{label}`, `POST /_turnlaw/holds/{label}/release`. The log is exported
+on a worker thread, so a huge log never stops the server answering.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
+from functools import lru_cache
 from types import TracebackType
 from typing import Any
 
 import uvicorn
 
-from ._plan import Plan, RawRequest, json_plan
-from .provider import ScriptedProvider
+from ..redaction import is_credential_name
+from . import dialects
+from ._connections import STALLED, AcceptErrors, guarded_protocol
+from ._plan import BodyCut, Plan, RawRequest, json_plan
+from .dialects._base import json_body
+from .provider import DEFAULT_MAX_BODY, ScriptedProvider, route_path
 from .wirelog import RECORDED_HEADERS
 
 Scope = MutableMapping[str, Any]
@@ -33,8 +49,21 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_IDLE_TIMEOUT = 5.0
+DRAIN_FACTOR = 4
+"""A body over the limit is read and dropped up to this many times the limit, so the client
+(which sends its whole body before reading) sees the 413 instead of a reset."""
+PREFIX = "/turnlaw/"
+LISTEN_BACKLOG = 128
 
-_RECORDED = frozenset(name.encode("latin-1") for name in RECORDED_HEADERS)
+
+@lru_cache(maxsize=1024)
+def _wanted_header(name: bytes) -> bool:
+    """Recorded, or credential-bearing (the redactor learns it). Cached: names repeat."""
+    text = name.decode("latin-1")
+    return text in RECORDED_HEADERS or is_credential_name(text)
 
 
 class ScriptedDisconnect(Exception):
@@ -55,35 +84,154 @@ _QUIET_DISCONNECTS = _QuietDisconnects()  # one instance: addFilter ignores a re
 class ProviderApp:
     """The ASGI app: HTTP in, `provider.respond()`, plan out."""
 
-    def __init__(self, provider: ScriptedProvider) -> None:
-        self.provider = provider
+    def __init__(
+        self,
+        provider: ScriptedProvider,
+        *,
+        max_body: int = DEFAULT_MAX_BODY,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    ) -> None:
+        self._route: tuple[str, ScriptedProvider] = ("", provider)  # swapped in one step
+        self._generation = 0
+        self.max_body = max_body
+        self.body_timeout = body_timeout
+        self.late_requests = 0
+        self.late: deque[str] = deque(maxlen=100)
+
+    @property
+    def provider(self) -> ScriptedProvider:
+        return self._route[1]
+
+    @provider.setter
+    def provider(self, provider: ScriptedProvider) -> None:
+        self._route = (self._route[0], provider)
+
+    @property
+    def prefix(self) -> str:
+        return self._route[0]
+
+    def serve(self, provider: ScriptedProvider) -> str:
+        """Serve `provider` under a new prefix from now on and retire the current one."""
+        self._generation += 1
+        prefix = f"{PREFIX}{self._generation}"
+        self._route = (prefix, provider)
+        return prefix
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
         path = scope["raw_path"].decode("latin-1") if scope.get("raw_path") else scope["path"]
+        if path.startswith("/_turnlaw/"):
+            await self._drain(receive, self.max_body)
+            await _deliver(send, await _control(self.provider, scope["method"], path))
+            return
+        prefix, provider = self._route
+        if prefix:
+            if path != prefix and not path.startswith(prefix + "/"):
+                await self._drain(receive, self.max_body)
+                await _deliver(send, self._retired(scope["method"], path))
+                return
+            path = path[len(prefix) :] or "/"
         if scope.get("query_string"):
             path += "?" + scope["query_string"].decode("latin-1")
-        provider = self.provider
-        if path.startswith("/_turnlaw/"):
-            await _deliver(send, _control(provider, scope["method"], path))
-            return
-        # ASGI header names arrive lower-cased; only the recorded ones are worth decoding.
         headers = [
             (k.decode("latin-1"), v.decode("latin-1"))
             for k, v in scope["headers"]
-            if k in _RECORDED
+            if _wanted_header(k)
         ]
-        plan = provider.respond(RawRequest(scope["method"], path, headers, bytes(body)))
+        body, cut = await self._read_body(scope, receive, min(self.max_body, provider.max_body))
+        plan = provider.respond(RawRequest(scope["method"], path, headers, body, cut))
+        if cut is not None and cut.reason in ("aborted", "stalled"):
+            return  # the client is gone, or cut off: nobody to answer
+        if cut is not None and cut.reason == "too_large" and _drainable(scope, cut):
+            await self._drain(receive, DRAIN_FACTOR * (cut.limit or 0) - cut.received)
         if plan.waits:
-            await plan.wait_async()
+            try:
+                await plan.wait_async()
+            except asyncio.CancelledError:
+                plan.late_finding(
+                    "unanswered", "the server stopped before this reply was sent (held or delayed)"
+                )
+                raise
         await _deliver(send, plan)
+
+    async def _read_body(
+        self, scope: Scope, receive: Receive, limit: int
+    ) -> tuple[bytes, BodyCut | None]:
+        """The whole body, or why not: over `limit` (declared or sent), abandoned, or cut
+        off by the protocol's body deadline (`_connections`): no timer of its own here."""
+        declared = _content_length(scope)
+        if declared is not None and declared > limit:
+            return b"", BodyCut("too_large", 0, declared, limit)
+        chunks: list[bytes] = []
+        received = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                if STALLED in scope:
+                    detail = f"the body did not arrive within {scope[STALLED]:g}s and was cut off"
+                    return b"", BodyCut("stalled", received, declared, detail=detail)
+                return b"", BodyCut("aborted", received, declared)
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > limit:
+                return b"", BodyCut("too_large", received, declared, limit)
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks), None
+
+    async def _drain(self, receive: Receive, budget: int) -> None:
+        """Read and drop what is left of a body (up to `budget` bytes, within the body
+        timeout), so the client gets to read the reply."""
+        try:
+            async with asyncio.timeout(self.body_timeout):
+                while budget > 0:
+                    message = await receive()
+                    if message["type"] == "http.disconnect" or not message.get("more_body"):
+                        return
+                    budget -= len(message.get("body", b""))
+        except TimeoutError:
+            return
+
+    def _retired(self, method: str, path: str) -> Plan:
+        """A late request: refused, counted, and recorded by no provider."""
+        scrub = self.provider.redactor.scrub_text  # the session's, for the fixtures
+        where = scrub(path.split("?", 1)[0][:200])
+        self.late_requests += 1
+        self.late.append(f"{scrub(method[:20])} {where}")
+        message = (
+            f"turnlaw: {where} is not served any more: the provider at this base URL was "
+            "retired (its test ended, so this is a late request), or the runtime dropped "
+            "the path of the base URL it was given"
+        )
+        codec = dialects.by_path(route_path(_without_prefix(path)))
+        body = codec.render_error(410, message) if codec else {"error": {"message": message}}
+        return json_plan(410, body)
+
+
+def _without_prefix(path: str) -> str:
+    if not path.startswith(PREFIX):
+        return path
+    return "/" + path[len(PREFIX) :].partition("/")[2]
+
+
+def _drainable(scope: Scope, cut: BodyCut) -> bool:
+    """Whether reading the rest of a refused body is worth it: not when the client waits
+    for `100 Continue` (it has sent nothing), nor when it declared far more than we drain."""
+    if any(k == b"expect" and v.lower() == b"100-continue" for k, v in scope["headers"]):
+        return False
+    return cut.declared is None or cut.declared <= DRAIN_FACTOR * (cut.limit or 0)
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:  # h11 refuses these before the app sees them
+                return None
+    return None
 
 
 async def _deliver(send: Send, plan: Plan) -> None:
@@ -106,22 +254,26 @@ async def _deliver(send: Send, plan: Plan) -> None:
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _control(provider: ScriptedProvider, method: str, path: str) -> Plan:
+async def _control(provider: ScriptedProvider, method: str, path: str) -> Plan:
     parts = path.split("?", 1)[0].strip("/").split("/")
     if method == "GET" and parts == ["_turnlaw", "log"]:
-        return json_plan(200, provider.wire.export_data())
+        # on a worker thread: a log of huge bodies takes seconds to export
+        body = await asyncio.to_thread(lambda: json_body(provider.wire.export_data()))
+        return Plan(200, [("content-type", "application/json")], [body])
     if method == "GET" and parts == ["_turnlaw", "findings"]:
-        return json_plan(200, [f.model_dump(mode="json") for f in provider.findings])
+        findings = [f.model_dump(mode="json") for f in provider.findings]
+        return json_plan(200, provider.redactor.scrub_data(findings))
     if len(parts) >= 3 and parts[1] == "holds":
         try:
             hold = provider.hold(parts[2])
         except KeyError as error:
-            return json_plan(404, {"error": str(error)})
+            return json_plan(404, {"error": provider.redactor.scrub_text(str(error))})
         if method == "POST" and parts[3:] == ["release"]:
             hold.release()
         if method in ("GET", "POST") and parts[3:] in ([], ["release"]):
             return json_plan(200, {"arrived": hold.has_arrived, "released": hold.is_released})
-    return json_plan(404, {"error": f"no control endpoint {method} {path}"})
+    message = provider.redactor.scrub_text(f"no control endpoint {method} {path[:200]}")
+    return json_plan(404, {"error": message})
 
 
 def bind_loopback(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
@@ -132,23 +284,46 @@ def bind_loopback(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     the first on a keep-alive connection waits ~40 ms for a delayed ACK.
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(128)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.bind((host, port))
+        sock.listen(LISTEN_BACKLOG)
+    except BaseException:
+        sock.close()
+        raise
     return sock
 
 
-def make_server(app: ProviderApp, *, log_level: str = "warning") -> uvicorn.Server:
+def make_server(
+    app: ProviderApp,
+    *,
+    log_level: str = "warning",
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+) -> uvicorn.Server:
+    """uvicorn for `app`, with the request deadlines (the body's is the app's)."""
     logging.getLogger("uvicorn.error").addFilter(_QUIET_DISCONNECTS)
     config = uvicorn.Config(
         app,
+        http=guarded_protocol(header_timeout, app.body_timeout),
+        ws="none",
         lifespan="off",
         log_level=log_level,
         access_log=False,
+        timeout_keep_alive=max(1, math.ceil(idle_timeout)),
         timeout_graceful_shutdown=2,
+        backlog=LISTEN_BACKLOG,
     )
     return uvicorn.Server(config)
+
+
+async def serve_quietly(server: uvicorn.Server, sock: socket.socket) -> AcceptErrors:
+    """Run `server` on `sock` with accept errors collapsed into one warning."""
+    accept_errors = AcceptErrors()
+    asyncio.get_running_loop().set_exception_handler(accept_errors)
+    await server.serve(sockets=[sock])
+    return accept_errors
 
 
 class LoopbackServer:
@@ -157,11 +332,33 @@ class LoopbackServer:
     `with LoopbackServer(provider) as p:` starts it and yields the provider with
     `p.base_url` set (`http://127.0.0.1:<port>/v1`, which suits OpenAI and Anthropic
     clients alike); leaving the block releases every hold and stops the server.
+    `attach()` serves another provider under its own base URL and retires the last one.
+    `max_body` caps every body the server reads (each provider's own `max_body` too).
     """
 
-    def __init__(self, provider: ScriptedProvider | None = None, *, port: int = 0) -> None:
-        self.app = ProviderApp(provider or ScriptedProvider())
+    def __init__(
+        self,
+        provider: ScriptedProvider | None = None,
+        *,
+        port: int = 0,
+        max_body: int = DEFAULT_MAX_BODY,
+        header_timeout: float = DEFAULT_HEADER_TIMEOUT,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+    ) -> None:
+        for name, value in (
+            ("header_timeout", header_timeout),
+            ("body_timeout", body_timeout),
+            ("idle_timeout", idle_timeout),
+        ):
+            if not (math.isfinite(value) and value > 0):
+                raise ValueError(f"{name} must be a finite number of seconds > 0, not {value!r}")
+        self.app = ProviderApp(
+            provider or ScriptedProvider(), max_body=max_body, body_timeout=body_timeout
+        )
         self._port = port
+        self._header_timeout = header_timeout
+        self._idle_timeout = idle_timeout
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
@@ -173,19 +370,34 @@ class LoopbackServer:
 
     @property
     def base_url(self) -> str:
-        return self.root_url + "/v1"
+        """The base URL of the provider served now."""
+        return self.root_url + self.app.prefix + "/v1"
+
+    @property
+    def late_requests(self) -> int:
+        """Requests refused because they came to a retired provider (see `late`)."""
+        return self.app.late_requests
+
+    @property
+    def late(self) -> list[str]:
+        """The last 100 of them, as `METHOD path`."""
+        return list(self.app.late)
 
     def attach(self, provider: ScriptedProvider) -> ScriptedProvider:
-        """Serve a different provider from now on (the server keeps running)."""
-        self.app.provider = provider
-        provider.base_url = self.base_url
+        """Serve a different provider from now on (the server keeps running); requests to
+        the previous one's base URL are refused from now on."""
+        self.app.serve(provider)
+        if self.root_url:
+            provider.base_url = self.base_url
         return provider
 
     def start(self, timeout: float = 10.0) -> str:
         sock = bind_loopback(port=self._port)
         host, port = sock.getsockname()[:2]
         self.root_url = f"http://{host}:{port}"
-        self._server = server = make_server(self.app)
+        self._server = server = make_server(
+            self.app, header_timeout=self._header_timeout, idle_timeout=self._idle_timeout
+        )
         self._thread = threading.Thread(
             target=self._run, args=(server, sock), name=f"turnlaw-loopback-{port}", daemon=True
         )
@@ -202,7 +414,7 @@ class LoopbackServer:
 
     def _run(self, server: uvicorn.Server, sock: socket.socket) -> None:
         try:
-            asyncio.run(server.serve(sockets=[sock]))
+            asyncio.run(serve_quietly(server, sock))
         except BaseException as error:  # surfaced by start()
             self._error = error
         finally:

@@ -9,15 +9,17 @@ byte delivery belong to the transport.
 
 from __future__ import annotations
 
-import json
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..redaction import Redactor
+from . import _strict_json as strict_json
 from . import dialects
-from ._plan import Plan, RawRequest, json_plan
+from ._plan import BodyCut, Plan, RawRequest, json_plan
 from ._rendering import render_step
 from .dialects._base import DialectCodec, WireFormatError
 from .invariants import check_request
@@ -40,11 +42,15 @@ from .wirelog import (
     FindingKind,
     StepRef,
     WireLog,
-    scrub,
-    split_headers,
+    record_headers,
+    scrub_request,
 )
 
 DEFAULT_MODELS = ("turnlaw-fake",)
+MAX_HOLD_LIMIT = 24 * 3600.0
+DEFAULT_MAX_BODY = 32 * 1024 * 1024
+"""Request bodies larger than this are refused with a 413: the Anthropic Messages API's
+documented limit (32 MB), which is the smallest of the three real APIs'."""
 
 
 class WireVerificationError(AssertionError):
@@ -106,6 +112,11 @@ class ScriptedProvider:
     Strict by default: a request after its script ran out is answered with a clear
     error *and* recorded as a finding; steps never used are a finding at `verify()`;
     a request that breaks a wire invariant is a finding. `verify()` raises them all.
+
+    `redactor` learns every credential the runtime sends and scrubs everything recorded;
+    pass one Redactor to several providers (the pytest fixtures share one per session) so
+    that a secret seen by one is scrubbed by all. `max_body` bytes is the largest body
+    accepted; a larger one is a 413 and a `too_large` finding, and uses no step.
     """
 
     def __init__(
@@ -115,11 +126,22 @@ class ScriptedProvider:
         check_invariants: bool = True,
         allow_unused: bool = False,
         hold_limit: float = 60.0,
+        max_body: int = DEFAULT_MAX_BODY,
+        redactor: Redactor | None = None,
     ) -> None:
-        self.wire = WireLog()
+        if max_body < 0:
+            raise ValueError(f"max_body must be a byte count >= 0, not {max_body!r}")
+        if not (math.isfinite(hold_limit) and 0 < hold_limit <= MAX_HOLD_LIMIT):
+            raise ValueError(
+                f"hold_limit must be seconds > 0 and <= {MAX_HOLD_LIMIT:g} (a hold nobody "
+                f"releases must still end), not {hold_limit!r}"
+            )
+        self.redactor = redactor if redactor is not None else Redactor()
+        self.wire = WireLog(self.redactor)
         self._base_url: str | None = None
         self.check_invariants = check_invariants
         self.hold_limit = hold_limit
+        self.max_body = max_body
         self._allow_unused = allow_unused
         self._scripts: list[Script] = []
         self._holds: list[Hold] = []
@@ -249,7 +271,15 @@ class ScriptedProvider:
         findings = self.findings
         if findings:
             requests = {e.seq: e.ir for e in self.wire if e.ir is not None}
-            raise WireVerificationError(findings, requests)
+            error = WireVerificationError(findings, requests)
+            error.args = (self.redactor.scrub_text(str(error)),)  # it reaches the terminal
+            raise error
+
+    def _report_late(self, finding: Finding) -> None:
+        """A finding that arose after its exchange was recorded (see `Plan.late_finding`)."""
+        self._late_findings.append(
+            finding.model_copy(update={"message": self.redactor.scrub_text(finding.message)})
+        )
 
     # -- answering -------------------------------------------------------------------
 
@@ -261,17 +291,18 @@ class ScriptedProvider:
         steps were used always agree, even under concurrency.
         """
         arrived = time.monotonic()
-        headers, secrets = split_headers(raw.headers)
-        for secret in secrets:
-            self.wire._add_secret(secret)
-        path = _route_path(raw.path)
+        redactor = self.redactor
+        redactor.learn_headers(raw.headers)  # first: everything below is scrubbed with them
+        if "?" in raw.path:
+            redactor.learn_query(raw.path)
+        path = route_path(raw.path)
         codec = dialects.by_path(path)
         exchange = Exchange(
             seq=0,
             dialect=codec.dialect if codec else None,
-            method=raw.method,
-            path=raw.path.split("?", 1)[0],
-            headers=headers,
+            method=redactor.scrub_text(raw.method),
+            path=redactor.scrub_text(raw.path.split("?", 1)[0]),
+            headers=record_headers(raw.headers, redactor),
             body=None,
             ir=None,
             step=None,
@@ -279,7 +310,7 @@ class ScriptedProvider:
             arrived_at=arrived,
         )
         try:
-            outcome = self._parse(raw, path, codec, exchange, secrets)
+            outcome = self._parse(raw, path, codec, exchange)
         except Exception as error:  # a fake that dies on bad input hides the evidence
             outcome = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
         with self._lock:
@@ -292,7 +323,8 @@ class ScriptedProvider:
                 plan = self._refuse(exchange, refusal, codec)
             exchange.status = plan.status
             plan.exchange = exchange
-            self.wire._append(exchange)
+            plan.report = self._report_late
+            plan.recorded = self.wire._append(exchange)
         if plan.hold is not None:
             plan.hold._mark_arrived(exchange.ir)
         return plan
@@ -303,26 +335,38 @@ class ScriptedProvider:
         path: str,
         codec: DialectCodec | None,
         exchange: Exchange,
-        secrets: list[str],
     ) -> RequestIR | Plan | _Refusal:
         """Everything that needs no lock: routing, JSON, the dialect, the invariants."""
+        if raw.cut is not None and raw.cut.reason in ("aborted", "stalled"):
+            exchange.aborted = self.redactor.scrub_text(_describe_abort(raw.cut))
+            return Plan(0, [], [])  # nobody is left to read a reply
+        size = raw.cut.received if raw.cut is not None else len(raw.body)
+        limit = min(self.max_body, raw.cut.limit or self.max_body) if raw.cut else self.max_body
+        if size > limit or (raw.cut is not None and raw.cut.reason == "too_large"):
+            return _Refusal("too_large", _describe_too_large(raw.cut, size, limit), 413)
         if raw.method == "GET" and path in ("/v1/models", "/v1/models/"):
             return json_plan(200, _models_body(self.models, raw.headers))
         if codec is None or raw.method != "POST":
             served = ", ".join(["GET /v1/models", *(f"POST {p}" for p in dialects.paths())])
-            message = f"turnlaw: no endpoint {raw.method} {exchange.path}; served: {served}"
+            message = f"turnlaw: no endpoint {exchange.method} {exchange.path}; served: {served}"
             return _Refusal("unknown_endpoint", message, 405 if codec is not None else 404)
+        redactor = self.redactor
         try:
-            body = json.loads(raw.body, parse_constant=_refuse_constant)
-        except (ValueError, RecursionError) as error:  # JSONDecodeError is a ValueError
-            exchange.body = scrub(raw.body.decode("utf-8", "replace"), secrets, raw.body)
-            return _Refusal("malformed", f"turnlaw: body is not valid JSON: {error}", 400)
-        exchange.body = scrub(body, secrets, raw.body)
+            body = strict_json.loads(raw.body)
+        except strict_json.JsonRefusal as error:
+            exchange.body = redactor.scrub_text(raw.body.decode("utf-8", "replace"))
+            return _Refusal("malformed", f"turnlaw: request body: {error}", 400)
+        # Parsed as sent, stored scrubbed: a key that is also a word ("messages") must not
+        # change what the request means. `\u` escapes can spell a key the raw bytes hide.
+        secret_inside = redactor.found_in(raw.body) or (
+            bool(redactor.secrets) and b"\\u" in raw.body
+        )
+        exchange.body = redactor.scrub_data(body) if secret_inside else body
         try:
-            request = codec.parse_request(exchange.body)
+            request = codec.parse_request(body)
         except WireFormatError as error:
             return _Refusal("malformed", f"turnlaw: {error}", 400)
-        exchange.ir = request
+        exchange.ir = scrub_request(request, redactor, exchange.body) if secret_inside else request
         if self.check_invariants:
             exchange.findings.extend(
                 Finding(kind="invariant", message=problem)
@@ -334,15 +378,19 @@ class ScriptedProvider:
         self, outcome: RequestIR | Plan | _Refusal, codec: DialectCodec | None, exchange: Exchange
     ) -> Plan:
         """Under the lock: number the findings, consume a step, render it."""
-        exchange.findings[:] = [
-            f.model_copy(update={"seq": exchange.seq}) for f in exchange.findings
-        ]
         if isinstance(outcome, Plan):
-            return outcome
-        if isinstance(outcome, _Refusal):
-            return self._refuse(exchange, outcome, codec)
-        assert codec is not None
-        return self._play(outcome, codec, exchange)
+            plan = outcome
+        elif isinstance(outcome, _Refusal):
+            plan = self._refuse(exchange, outcome, codec)
+        else:
+            assert codec is not None
+            plan = self._play(outcome, codec, exchange)
+        scrub = self.redactor.scrub_text
+        exchange.findings[:] = [
+            f.model_copy(update={"seq": exchange.seq, "message": scrub(f.message)})
+            for f in exchange.findings
+        ]
+        return plan
 
     def _play(self, request: RequestIR, codec: DialectCodec, exchange: Exchange) -> Plan:
         script = next((s for s in self._scripts if s.accepts(request)), None)
@@ -387,15 +435,13 @@ class ScriptedProvider:
         return plan
 
     def _refuse(self, exchange: Exchange, refusal: _Refusal, codec: DialectCodec | None) -> Plan:
-        exchange.findings.append(
-            Finding(kind=refusal.kind, seq=exchange.seq, message=refusal.message)
-        )
-        body = (
-            codec.render_error(refusal.status, refusal.message)
-            if codec
-            else _generic_error(refusal.message)
-        )
-        return json_plan(refusal.status, body)
+        message = self.redactor.scrub_text(refusal.message)
+        exchange.findings.append(Finding(kind=refusal.kind, seq=exchange.seq, message=message))
+        body = codec.render_error(refusal.status, message) if codec else _generic_error(message)
+        plan = json_plan(refusal.status, body)
+        if refusal.status == 413:  # the rest of the body may still be coming: drop it
+            plan.headers.append(("connection", "close"))
+        return plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,15 +451,30 @@ class _Refusal:
     status: int
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON (the real API refuses it too)")
+def _describe_abort(cut: BodyCut) -> str:
+    declared = f" of {cut.declared}" if cut.declared is not None else ""
+    detail = cut.detail or "the client closed the connection"
+    return f"{detail} after {cut.received}{declared} body bytes; no step was used"
+
+
+def _describe_too_large(cut: BodyCut | None, size: int, limit: int) -> str:
+    if cut is not None and cut.declared is not None:
+        amount = f"{cut.declared} bytes declared (Content-Length)"
+    elif cut is not None:
+        amount = f"more than {limit} bytes sent"
+    else:
+        amount = f"{size} bytes sent"
+    return (
+        f"turnlaw: request body too large: {amount}; the limit is {limit} bytes "
+        "(ScriptedProvider(max_body=...), serve --max-body)"
+    )
 
 
 def _describe(step: Step) -> str:
     return f"{step.kind} '{step.label}'" if step.label else step.kind
 
 
-def _route_path(path: str) -> str:
+def route_path(path: str) -> str:
     """`/v1/x` stays; `/x` (a base URL without /v1) is served as `/v1/x`.
 
     One base URL (`.../v1`) then suits every SDK: OpenAI's appends `/chat/completions`,

@@ -8,15 +8,53 @@ holds a Python callable, has no file form.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from . import _strict_json as strict_json
 from ._signals import Signal
 from .ir import Dialect, RequestIR, ToolCall, Usage
+
+MAX_DELAY = 600.0
+"""Seconds. The official SDKs' default read timeout is 600 s: a longer delay can only end in
+the client's timeout, and an unbounded one (1e308, Infinity) in a reply never sent."""
+MAX_RETRY_AFTER_MS = 600_000
+MAX_SCRIPT_FILE = 64 * 1024 * 1024
+"""Bytes. A script is a few steps; a file this large is a mistake (or an attack) to refuse
+before reading it all into memory."""
+MAX_AFTER_EVENTS = 1_000_000
+
+HeaderName = Annotated[str, StringConstraints(pattern=r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")]
+"""An HTTP header name (RFC 9110 token)."""
+HeaderValue = Annotated[str, StringConstraints(pattern=r"^[\t\x20-\x7e]*$")]
+"""A header value a server can send: visible ASCII, spaces and tabs; no CR/LF (injection)."""
+_FRAMING_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
+
+
+def _lone_surrogate(value: Any) -> bool:
+    """Whether a str anywhere in `value` holds a lone surrogate (it has no UTF-8 form)."""
+    if isinstance(value, str):
+        return strict_json.has_lone_surrogate(value)
+    if isinstance(value, dict):
+        return any(_lone_surrogate(k) or _lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_lone_surrogate(v) for v in value)
+    if isinstance(value, BaseModel):
+        return any(_lone_surrogate(getattr(value, name)) for name in type(value).model_fields)
+    return False
 
 
 def _kind_is_required(schema: dict[str, Any]) -> None:
@@ -26,11 +64,28 @@ def _kind_is_required(schema: dict[str, Any]) -> None:
         required.insert(0, "kind")
 
 
-class _Step(BaseModel):
+class _Sendable(BaseModel):
+    """A step, or part of one, whose text can be sent: none of it holds a lone surrogate."""
+
+    @model_validator(mode="after")
+    def _utf8_text(self) -> _Sendable:
+        for name in type(self).model_fields:
+            if name != "then" and _lone_surrogate(getattr(self, name)):
+                raise ValueError(f"field {name!r} holds a lone surrogate, which has no UTF-8 form")
+        return self
+
+
+class _Step(_Sendable):
     model_config = ConfigDict(extra="forbid", json_schema_extra=_kind_is_required)
 
     label: str | None = Field(default=None, description="A name for reports and for holds.")
-    delay: float = Field(default=0.0, ge=0, description="Seconds to wait before answering.")
+    delay: float = Field(
+        default=0.0,
+        ge=0,
+        le=MAX_DELAY,
+        allow_inf_nan=False,
+        description="Seconds to wait before answering.",
+    )
 
 
 class Text(_Step):
@@ -42,7 +97,7 @@ class Text(_Step):
     stop_reason: Literal["end_turn", "max_tokens"] = "end_turn"
 
 
-class Call(BaseModel):
+class Call(_Sendable):
     """One tool call to place in a `ToolCalls` reply. An empty id lets the dialect mint one."""
 
     model_config = ConfigDict(extra="forbid")
@@ -75,8 +130,16 @@ class Fault(_Step):
     status: int = Field(default=500, ge=400, le=599)
     message: str = "turnlaw: scripted fault"
     body: Any = Field(default=None, description="Send this JSON body instead of the dialect's.")
-    headers: dict[str, str] = Field(default_factory=dict)
-    retry_after_ms: int | None = 1
+    headers: dict[HeaderName, HeaderValue] = Field(default_factory=dict)
+    retry_after_ms: int | None = Field(default=1, ge=0, le=MAX_RETRY_AFTER_MS)
+
+    @field_validator("headers")
+    @classmethod
+    def _no_framing(cls, headers: dict[str, str]) -> dict[str, str]:
+        framing = sorted(name for name in headers if name.lower() in _FRAMING_HEADERS)
+        if framing:
+            raise ValueError(f"{framing} frame the HTTP message; the server sets them itself")
+        return headers
 
 
 class StreamError(_Step):
@@ -88,7 +151,9 @@ class StreamError(_Step):
 
     kind: Literal["stream_error"] = "stream_error"
     text: str = "partial answer"
-    after_events: int = Field(default=2, ge=0, description="Events sent before the failure.")
+    after_events: int = Field(
+        default=2, ge=0, le=MAX_AFTER_EVENTS, description="Events sent before the failure."
+    )
     message: str = "turnlaw: scripted stream failure"
     mode: Literal["event", "disconnect"] = "disconnect"
 
@@ -191,6 +256,22 @@ class ScriptFile(BaseModel):
     version: Literal[1] = 1
     scripts: list[ScriptSpec] = Field(min_length=1)
 
+    @model_validator(mode="after")
+    def _hold_labels_are_unique(self) -> ScriptFile:
+        """A label names one hold for `provider.hold()` and the release endpoint."""
+        seen: dict[str, str] = {}
+        for spec in self.scripts:
+            for index, step in enumerate(spec.steps):
+                if isinstance(step, Hold) and step.label:
+                    where = f"script '{spec.name[:80]}', step {index} (hold)"
+                    if step.label in seen:
+                        raise ValueError(
+                            f"{where}: hold label {step.label[:80]!r} is used twice "
+                            f"(first at {seen[step.label]}); hold labels must be unique"
+                        )
+                    seen[step.label] = where
+        return self
+
 
 def script_file_schema() -> dict[str, Any]:
     """JSON Schema of the script file, for writing scripts from other languages."""
@@ -205,20 +286,44 @@ class ScriptFileError(ValueError):
 
 
 def load_script_file(path: str | Path) -> ScriptFile:
-    """Read and validate a script file (a ScriptFile object, or a bare list of steps)."""
+    """Read and validate a script file (a ScriptFile object, or a bare list of steps).
+
+    Parsed as strictly as request bodies (`_strict_json`): a file is data from anywhere,
+    and whatever loads here must be servable — finite, bounded, sendable text.
+    """
     source = Path(path)
     try:
-        data = json.loads(source.read_text(encoding="utf-8"))
+        size = source.stat().st_size
+        if size > MAX_SCRIPT_FILE:
+            raise ScriptFileError(
+                f"{source}: {size} bytes is not a script file (the limit is {MAX_SCRIPT_FILE})"
+            )
+        raw = source.read_bytes()
     except OSError as error:
         raise ScriptFileError(f"{source}: cannot read the script file: {error}") from error
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ScriptFileError(f"{source}: not valid UTF-8 JSON: {error}") from error
+    try:
+        data = strict_json.loads(raw)
+    except strict_json.JsonRefusal as error:
+        where = _refusal_location(error)
+        raise ScriptFileError(f"{source}: not valid UTF-8 JSON\n  {where}{error.problem}") from None
     if isinstance(data, list):
         data = {"scripts": [{"steps": data}]}
     try:
         return ScriptFile.model_validate(data)
     except ValidationError as error:
         raise ScriptFileError(_describe_validation(source, data, error)) from error
+
+
+def _refusal_location(error: strict_json.JsonRefusal) -> str:
+    """`script 'main', step 3 (text), field 'delay': ` for a value the JSON decoder refused."""
+    if not error.path:
+        return ""
+    path, data = list(error.path), error.document
+    if isinstance(data, list):  # a bare list of steps: the default script
+        path, data = ["scripts", 0, "steps", *path], {"scripts": [{"steps": data}]}
+    if len(path) >= 4:
+        return _location(path, data, tagged=False) + ": "
+    return strict_json.format_path(error.path) + ": "
 
 
 def _describe_validation(source: Path, data: Any, error: ValidationError) -> str:
@@ -230,22 +335,28 @@ def _describe_validation(source: Path, data: Any, error: ValidationError) -> str
     return "\n".join(lines)
 
 
-def _location(loc: list[int | str], data: Any) -> str:
-    """Turn a pydantic error location into `script 'main', step 3 (text), field 'text'`."""
+def _location(loc: list[int | str], data: Any, *, tagged: bool = True) -> str:
+    """Turn an error location into `script 'main', step 3 (text), field 'text'`.
+
+    A pydantic location has the discriminated union's tag after the step index (`tagged`);
+    a location from the JSON decoder does not.
+    """
     if len(loc) >= 4 and loc[0] == "scripts" and loc[2] == "steps":
         script_index, step_index = loc[1], loc[3]
-        name = "default"
-        kind = "?"
+        name: object = script_index
+        kind: object = "?"
         try:
             spec = data["scripts"][script_index]
-            name = spec.get("name", name)
+            name = spec.get("name", "default")
             kind = spec["steps"][step_index].get("kind", "no kind")
         except (KeyError, IndexError, TypeError, AttributeError):
             pass
-        rest = loc[5:] if loc[4:5] == [kind] else loc[4:]  # drop the union's tag level
-        field = f", field '{'.'.join(map(str, rest))}'" if rest else ""
-        return f"script '{name}', step {step_index} ({kind}){field}"
-    return ".".join(map(str, loc)) or "file"
+        rest = loc[5:] if tagged and loc[4:5] == [kind] else loc[4:]  # drop the tag level
+        shown = ".".join(map(str, rest[:10])) + ("…" if len(rest) > 10 else "")
+        field = f", field '{shown[:200]}'" if rest else ""
+        label = f"'{str(name)[:80]}'" if isinstance(name, str) else str(name)
+        return f"script {label}, step {step_index} ({str(kind)[:40]}){field}"
+    return ".".join(map(str, loc))[:200] or "file"
 
 
 _STEP_ADAPTER: TypeAdapter[FileStep] = TypeAdapter(FileStep)

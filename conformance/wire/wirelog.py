@@ -2,24 +2,30 @@
 
 This is the evidence every law is judged on, so it keeps the parsed body with its key
 order, the IR view of it, which scripted step answered, and what was wrong with it.
-Credentials are redacted on the way in, not on the way out: a key is never stored.
+Credentials are redacted on the way in, not on the way out: a key is never stored, and the
+export scrubs again with every secret learned since (the provider's `Redactor`).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..redaction import REDACTED, Redactor
+from ._logfile import LogFile
+from ._normalize import Normalizer
+from ._signals import Signal
 from .ir import Dialect, RequestIR
 
-REDACTED = "<redacted>"
 CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "api-key"})
+"""Recorded, as '<redacted>': that a key was sent this way is part of the evidence. Every
+other credential-bearing header is learned by the Redactor and not recorded."""
 RECORDED_HEADERS = frozenset(
     {"content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta"}
     | CREDENTIAL_HEADERS
@@ -33,8 +39,10 @@ FindingKind = Literal[
     "invariant",
     "react_failed",
     "internal",
+    "too_large",
     "hold_expired",
     "hold_unreleased",
+    "unanswered",
     "unused_steps",
 ]
 
@@ -80,82 +88,113 @@ class Exchange:
     arrived_at: float  # time.monotonic() at arrival
     finished_at: float | None = None  # when the reply was fully sent
     findings: list[Finding] = field(default_factory=list)
+    aborted: str | None = None  # why the request never arrived whole (no step was used)
 
     @property
     def duration(self) -> float | None:
         return None if self.finished_at is None else self.finished_at - self.arrived_at
 
 
-MIN_SECRET_LENGTH = 8  # shorter "keys" (tests use "k") would shred ordinary words
+def record_headers(headers: Iterable[tuple[str, str]], redactor: Redactor) -> dict[str, str]:
+    """The allow-listed headers, credentials replaced by a marker, sorted by name.
 
-
-def split_headers(headers: Iterable[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
-    """(allow-listed headers with credentials replaced by a marker, the credentials).
-
-    Takes every (name, value) pair, so a credential sent twice is caught twice; one pass
-    on the hot path, since every request goes through here.
+    Takes every (name, value) pair, so a repeated header is kept whole; one pass on the hot
+    path, since every request goes through here. The redactor has already learned them.
     """
     kept: dict[str, str] = {}
-    secrets: list[str] = []
     for name, value in headers:
         key = name.lower()
         if key not in RECORDED_HEADERS:
             continue
         if key in CREDENTIAL_HEADERS:
             kept[key] = REDACTED
-            for part in value.split(","):  # a client may have joined repeats with commas
-                credential = part.strip()
-                if credential:
-                    secrets.append(credential)
-                    scheme, _, token = credential.partition(" ")
-                    if token and scheme.lower() == "bearer":
-                        secrets.append(token.strip())
         else:
+            value = redactor.scrub_text(value)
             kept[key] = f"{kept[key]}, {value}" if key in kept else value
-    return dict(sorted(kept.items())), secrets
+    return dict(sorted(kept.items()))
 
 
-def scrub(body: Any, secrets: list[str], raw: bytes) -> Any:
-    """Replace any credential the runtime copied into the body (rare, so checked cheaply)."""
-    present = [s for s in secrets if len(s) >= MIN_SECRET_LENGTH and s.encode() in raw]
-    if not present:
-        return body
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, str):
-            for secret in present:
-                value = value.replace(secret, REDACTED)
-            return value
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        return value
-
-    return clean(body)
+def scrub_request(request: RequestIR, redactor: Redactor, body: Any) -> RequestIR:
+    """The request with every free text scrubbed (model, system, message texts, tool call
+    ids, names and arguments, tools) and `body` as its raw body; its shape (dialect, roles,
+    flags) untouched. The original, parsed before any scrubbing, is what scripts match."""
+    text, data = redactor.scrub_text, redactor.scrub_data
+    messages = tuple(
+        message.model_copy(
+            update={
+                "text": text(message.text),
+                "tool_calls": tuple(
+                    call.model_copy(
+                        update={
+                            "id": text(call.id),
+                            "name": text(call.name),
+                            "arguments": data(call.arguments),
+                        }
+                    )
+                    for call in message.tool_calls
+                ),
+                "tool_call_id": text(message.tool_call_id) if message.tool_call_id else None,
+                "omitted_parts": tuple(text(part) for part in message.omitted_parts),
+            }
+        )
+        for message in request.messages
+    )
+    tools = tuple(
+        tool.model_copy(
+            update={
+                "name": text(tool.name),
+                "description": text(tool.description),
+                "parameters": data(tool.parameters),
+            }
+        )
+        for tool in request.tools
+    )
+    update = {"model": text(request.model), "system": text(request.system)}
+    return request.model_copy(update={**update, "messages": messages, "tools": tools, "raw": body})
 
 
 class WireLog:
     """Thread-safe, append-only record of exchanges, with query helpers for tests."""
 
-    def __init__(self) -> None:
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        self.redactor = redactor if redactor is not None else Redactor()
         self._lock = threading.Lock()
         self._exchanges: list[Exchange] = []
-        self._secrets: set[str] = set()
         self._literals: dict[str, str] = {}
+        self._file: LogFile | None = None
 
-    def _append(self, exchange: Exchange) -> None:
+    def _append(self, exchange: Exchange) -> Signal | None:
+        """Add one exchange (under the provider's lock, so in sequence order); with a log
+        file, the Signal is set once its line is written."""
         with self._lock:
             self._exchanges.append(exchange)
-
-    def _add_secret(self, value: str) -> None:
-        if len(value) >= MIN_SECRET_LENGTH and value not in self._secrets:
-            with self._lock:
-                self._secrets.add(value)
+            return self._file.submit(exchange) if self._file is not None else None
 
     def _add_literal(self, value: str, replacement: str) -> None:
         with self._lock:
             self._literals[value] = replacement
+
+    def stream_to(self, path: Path) -> LogFile:
+        """Write every exchange, from now on, as one JSON line to `path` (see `_logfile`).
+
+        The file's normalizer lives as long as the file, so its numbering is the numbering
+        of `export()`. Close it with `close_stream()`.
+        """
+        with self._lock:
+            if self._file is not None:
+                raise RuntimeError(f"this log is already written to {self._file.path}")
+            normalizer = self._normalizer()
+            self._file = LogFile(path, lambda e: normalizer.record(_exchange_record(e)))
+            return self._file
+
+    def close_stream(self) -> Exception | None:
+        """Finish and close the log file; the error that stopped its writing, if any."""
+        with self._lock:
+            file, self._file = self._file, None
+        if file is None:
+            return None
+        file.close()
+        return file.error
 
     def __len__(self) -> int:
         return len(self._exchanges)
@@ -190,11 +229,13 @@ class WireLog:
     def for_model(self, model: str) -> list[RequestIR]:
         return [r for r in self.requests if r.model == model]
 
+    def _normalizer(self) -> Normalizer:
+        return Normalizer(self.redactor, dict(self._literals))
+
     def export_data(self) -> list[dict[str, Any]]:
         """Plain data for snapshots: no timings, and volatile values normalized."""
-        literals = {secret: REDACTED for secret in self._secrets} | self._literals
-        normalizer = _Normalizer(literals)
-        return [normalizer.value(_exchange_record(e)) for e in self._exchanges]
+        normalizer = self._normalizer()
+        return [normalizer.record(_exchange_record(e)) for e in self.exchanges]
 
     def export(self) -> str:
         """Deterministic pretty JSON of the whole log (see `export_data`)."""
@@ -217,19 +258,61 @@ class ExchangeRecord(BaseModel):
     body: Any = Field(description="the parsed request body, key order kept")
     ir: RequestIR | None = Field(description="the neutral IR, without its raw body")
     findings: list[Finding]
+    aborted: str | None = Field(
+        default=None,
+        description=(
+            "present only when the request never arrived whole (the client closed the "
+            "connection, or its body stalled and was cut off): why. No step was used and "
+            "no reply was sent: status is 0"
+        ),
+    )
+
+
+_RECORDS = TypeAdapter(list[ExchangeRecord])
 
 
 def wire_log_schema() -> dict[str, Any]:
-    """JSON Schema of an exported wire log (a list of ExchangeRecord)."""
-    schema = TypeAdapter(list[ExchangeRecord]).json_schema()
+    """JSON Schema of an exported wire log (a list of ExchangeRecord). The log file of
+    `serve --log` is JSON Lines: each line is one item of this list."""
+    schema = _RECORDS.json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://turnlaw.dev/schemas/wire-log-v1.json"
+    schema["description"] = (
+        "A turnlaw wire log: WireLog.export() and GET /_turnlaw/log give this list; the "
+        "`serve --log` file is JSON Lines, one ExchangeRecord per line, in seq order."
+    )
     return schema
+
+
+class LogFileError(ValueError):
+    """A log file that cannot be read; the message names the line."""
+
+
+def read_log_file(path: str | Path) -> list[ExchangeRecord]:
+    """The records of a `serve --log` file, validated; a last line cut short (the server
+    was killed while writing it) is left out."""
+    source = Path(path)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise LogFileError(f"{source}: cannot read the log file: {error}") from error
+    lines = text.splitlines()
+    if lines and not text.endswith("\n"):  # every whole line ends with one
+        lines.pop()
+    records: list[ExchangeRecord] = []
+    for number, line in enumerate(lines, 1):
+        try:
+            records.append(ExchangeRecord.model_validate_json(line))
+        except ValidationError as error:
+            raise LogFileError(
+                f"{source}, line {number}: not an ExchangeRecord: {error}"
+            ) from error
+    return records
 
 
 def _exchange_record(exchange: Exchange) -> dict[str, Any]:
     step = exchange.step
-    return {
+    record: dict[str, Any] = {
         "seq": exchange.seq,
         "dialect": exchange.dialect.value if exchange.dialect else None,
         "method": exchange.method,
@@ -241,55 +324,6 @@ def _exchange_record(exchange: Exchange) -> dict[str, Any]:
         "ir": exchange.ir.model_dump(mode="json", exclude={"raw"}) if exchange.ir else None,
         "findings": [f.model_dump(mode="json", exclude_none=True) for f in exchange.findings],
     }
-
-
-# Volatile values, each numbered by first appearance within one export: `<uuid-1>` is
-# the same id wherever it appears and `<uuid-2>` a different one, so a snapshot still
-# shows whether a runtime reused an id — which is often exactly what a law is about.
-_NUMBERED = [
-    (
-        "uuid",
-        re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"),
-    ),
-    (
-        "timestamp",
-        re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?"),
-    ),
-    # dashless hex ids (uuid4().hex, run ids): 12+ hex digits with a digit and a letter
-    ("hex", re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b")),
-]
-_FIXED = [
-    (re.compile(r"(?<![\w.])(127\.0\.0\.1|localhost|\[::1\]):\d{2,5}\b"), r"\1:<port>"),
-    (re.compile(r"\b(?:sk|sk-ant|pk|rk)-[A-Za-z0-9_\-]{8,}"), REDACTED),
-]
-
-
-class _Normalizer:
-    """Rewrite volatile values inside every string of a JSON-like value."""
-
-    def __init__(self, literals: dict[str, str]) -> None:
-        self._literals = sorted(literals.items(), key=lambda item: len(item[0]), reverse=True)
-        self._seen: dict[str, dict[str, str]] = {kind: {} for kind, _ in _NUMBERED}
-
-    def value(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.value(v) for v in value]
-        return value
-
-    def text(self, text: str) -> str:
-        for literal, replacement in self._literals:
-            text = text.replace(literal, replacement)
-        for kind, pattern in _NUMBERED:
-            seen = self._seen[kind]
-
-            def number(match: re.Match[str], kind: str = kind, seen: dict[str, str] = seen) -> str:
-                return seen.setdefault(match.group(0), f"<{kind}-{len(seen) + 1}>")
-
-            text = pattern.sub(number, text)
-        for pattern, replacement in _FIXED:
-            text = pattern.sub(replacement, text)
-        return text
+    if exchange.aborted is not None:
+        record["aborted"] = exchange.aborted
+    return record

@@ -135,9 +135,9 @@ def test_committed_schemas_are_current(name: str) -> None:
 @pytest.mark.parametrize(
     ("body", "why"),
     [
-        (b'{"model": "m", "metadata": ' + b"[" * 3000 + b"]" * 3000 + b"}", "not valid JSON"),
+        (b'{"model": "m", "metadata": ' + b"[" * 3000 + b"]" * 3000 + b"}", "nested deeper"),
         (b'{"model": "m", "temperature": NaN, "messages": []}', "NaN is not JSON"),
-        ('{"model": "café"'.encode("latin-1"), "not valid JSON"),
+        ('{"model": "café"'.encode("latin-1"), "not UTF-8"),
     ],
 )
 async def test_hostile_bodies_are_refused_recorded_and_survived(body: bytes, why: str) -> None:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import openai
+import pytest
+
+from conformance.wire import read_log_file
 
 SCRIPT = {
     "scripts": [
@@ -82,7 +86,7 @@ def test_serve_answers_records_and_exits_clean(tmp_path: Path) -> None:
     assert code == 0, stderr
     assert "served 2 request(s)" in stderr
     written = log.read_text()
-    assert json.loads(written) == recorded
+    assert [json.loads(line) for line in written.splitlines()] == recorded  # JSON Lines
     assert "sk-cli-SECRET" not in written
 
 
@@ -118,7 +122,43 @@ def test_sigterm_stops_cleanly_and_keeps_the_log(tmp_path: Path) -> None:
         code, stderr = stop(process, signal.SIGTERM)
     assert code == 1
     assert "[exhausted]" in stderr
-    assert [e["status"] for e in json.loads(log.read_text())] == [200, 400]
+    assert [e.status for e in read_log_file(log)] == [200, 400]
+
+
+def test_a_killed_server_keeps_every_answered_request_in_its_log(tmp_path: Path) -> None:
+    """SIGKILL, no shutdown at all: every request answered before it is on disk."""
+    log = tmp_path / "wire.jsonl"
+    steps = [{"kind": "text", "text": "one"}, {"kind": "text", "text": "two"}]
+    with serve(tmp_path, steps, "--log", str(log)) as (url, process):
+        for _ in range(3):  # the third is exhausted: a refusal is recorded too
+            httpx.post(
+                f"{url}/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+            )
+        process.kill()
+        process.wait(10)
+    records = read_log_file(log)
+    assert [(r.seq, r.status) for r in records] == [(1, 200), (2, 200), (3, 400)]
+
+
+def test_the_log_file_and_the_export_number_volatile_values_alike(tmp_path: Path) -> None:
+    log = tmp_path / "wire.jsonl"
+    ids = ["3f2b8c1e-0d4a-4b7e-9c6f-2a1b3c4d5e6f", "00000000-1111-4222-8333-444455556666"]
+    with serve(tmp_path, [{"kind": "text", "text": "a"}] * 3, "--log", str(log)) as (
+        url,
+        process,
+    ):
+        for content in (ids[0], ids[1], ids[0]):
+            httpx.post(
+                f"{url}/chat/completions",
+                json={"model": "m", "messages": [{"role": "user", "content": content}]},
+            )
+        exported = httpx.get(url.removesuffix("/v1") + "/_turnlaw/log").json()
+        stop(process)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert lines == exported
+    said = [line["body"]["messages"][0]["content"] for line in lines]
+    assert said == ["<uuid-1>", "<uuid-2>", "<uuid-1>"]
 
 
 def test_an_unwritable_log_is_refused_before_serving(tmp_path: Path) -> None:
@@ -141,3 +181,87 @@ def test_an_unwritable_log_is_refused_before_serving(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "cannot write the log" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--port", "99999", "a port is 0..65535"),
+        ("--port", "http", "not a port number"),
+        ("--max-body", "-1", "a byte count is"),
+        ("--body-timeout", "inf", "seconds must be > 0"),
+        ("--header-timeout", "nan", "seconds must be > 0"),
+        ("--idle-timeout", "0", "seconds must be > 0"),
+    ],
+)
+def test_odd_options_are_refused_by_name(
+    tmp_path: Path, option: str, value: str, says: str
+) -> None:
+    path = tmp_path / "script.json"
+    path.write_text("[]")
+    result = subprocess.run(
+        [sys.executable, "-m", "conformance.wire", "serve", "--script", str(path), option, value],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert says in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
+    import socket
+
+    path = tmp_path / "script.json"
+    path.write_text("[]")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "conformance.wire",
+                "serve",
+                "--script",
+                str(path),
+                "--port",
+                str(port),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    assert result.returncode == 2
+    assert "cannot listen on 127.0.0.1" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_reply_cut_off_by_shutdown_is_a_finding(tmp_path: Path) -> None:
+    """A delayed reply the server never sent is not a clean exit."""
+    import threading
+
+    steps = [{"kind": "text", "text": "slow", "delay": 120}]
+    with serve(tmp_path, steps) as (url, process):
+        worker = threading.Thread(
+            target=lambda: _ignore_errors(
+                lambda: httpx.post(
+                    f"{url}/chat/completions",
+                    json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
+                    timeout=60,
+                )
+            ),
+            daemon=True,
+        )
+        worker.start()
+        with httpx.Client(base_url=url.removesuffix("/v1")) as control:
+            while not control.get("/_turnlaw/log").json():
+                pass
+        code, stderr = stop(process)
+    assert code == 1, stderr
+    assert "[unanswered]" in stderr
+
+
+def _ignore_errors(call: Callable[[], object]) -> None:
+    with contextlib.suppress(httpx.HTTPError):
+        call()

@@ -6,9 +6,9 @@ A `problem` argument lets a dialect keep the wording its own tests and users alr
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from .. import _strict_json as strict_json
 from ..ir import ToolSpec
 from ._base import WireFormatError
 
@@ -71,10 +71,11 @@ def optional_array(value: Any, field: str, problem: str = "expected an array") -
 
 
 def json_or_raw(text: str) -> Any:
-    """Parsed JSON when it is JSON; the raw string otherwise, so a law can still see it."""
+    """Parsed JSON when it is JSON a recording can keep (see `_strict_json`); the raw string
+    otherwise, so a law can still see it."""
     try:
-        return json.loads(text)
-    except ValueError:
+        return strict_json.loads(text)
+    except strict_json.JsonRefusal:
         return text
 
 
