@@ -95,8 +95,13 @@ def command_implementation(spec: str, config: pytest.Config | None) -> Implement
             stderr_log=config.getoption("--adapter-stderr", default=None),
             max_line=int(config.getoption("--adapter-max-line", default=MAX_LINE)),
         ).scaled(multiplier)
+    log = options.stderr_log
     try:
+        if log is not None:  # like --results: its folder is made, a file it cannot be is named
+            log.parent.mkdir(parents=True, exist_ok=True)
         implementation = StdioImplementation(parse_command(spec), options)
+    except OSError as error:
+        raise pytest.UsageError(f"--adapter-stderr {log}: cannot write it: {error}") from None
     except CommandSpecError as error:
         raise pytest.UsageError(str(error)) from error
     except (AdapterFailure, AdapterReportedError, Refused) as error:

@@ -165,3 +165,20 @@ def test_a_request_left_unanswered_by_its_test_stops_the_adapter_before_the_next
     run = pytester.runpytest(*PLUGIN_ARGS, "--impl", impl, "test_stray.py")
     run.assert_outcomes(passed=2)
     run.stdout.fnmatch_lines(["*still had run (seq *) unanswered after the test; it was stopped*"])
+
+
+def test_adapter_stderr_in_a_new_folder_is_made_and_an_unwritable_one_is_a_usage_error(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    nested = tmp_path / "logs" / "today" / "adapter-stderr.log"
+    _code, records, output = run_smoke(pytester, "chatty_stderr", "--adapter-stderr", str(nested))
+    assert records, output  # it ran: the folder was made, not an INTERNALERROR
+    assert "debug 0: thinking about run" in nested.read_text()
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    code, _, output = run_smoke(
+        pytester, "chatty_stderr", "--adapter-stderr", str(blocked / "adapter-stderr.log")
+    )
+    assert code == pytest.ExitCode.USAGE_ERROR, output
+    assert "--adapter-stderr" in output and "cannot write it" in output
+    assert "INTERNALERROR" not in output
