@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from .. import __version__
+from ..pytest_plugin import session_redactor
 from ..runner.outcomes import Outcome
 from ..wire import ScriptedProvider
 from .hypothesis_examples import extract_example
@@ -56,7 +57,7 @@ def replay_command(path: Path, impl: str) -> str:
 
 def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> Path | None:
     """Store the failing case; None when the test checks no law or did not really fail."""
-    from ..runner.plugin import _COLLECTOR, law_ids
+    from ..runner.plugin import _COLLECTOR, _SWEEP, law_ids
 
     laws = law_ids(item)
     collector = item.config.stash.get(_COLLECTOR, None)
@@ -79,6 +80,10 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
     dialect = callspec.params.get("dialect") if callspec is not None else None
     fake = getattr(item, "funcargs", {}).get("fake")
     config = item.config
+    scrub = session_redactor(config).scrub_text  # the wire export is scrubbed already
+    example = extract_example(call.excinfo.value) if call.excinfo else None
+    if example is not None:
+        example = example.model_copy(update={"steps": [scrub(step) for step in example.steps]})
     repro = ReproFile(
         law=law,
         laws=laws,
@@ -88,13 +93,13 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
             nodeid=item.nodeid,
             source_sha256=source_sha256(module.__file__),
         ),
-        implementation=str(config.getoption("--impl")),
+        implementation=scrub(str(config.getoption("--impl"))),
         dialect=dialect,
         hypothesis_profile=_option(config, "hypothesis_profile"),
         hypothesis_seed=_option(config, "hypothesis_seed"),
         outcome=record.outcome,
-        failure=record.detail[-4000:],
-        example=extract_example(call.excinfo.value) if call.excinfo else None,
+        failure=record.detail[-4000:],  # scrubbed by the collector
+        example=example,
         wire=fake.wire.export_data() if isinstance(fake, ScriptedProvider) else [],
         suite_version=__version__,
     )
@@ -102,6 +107,7 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / repro.file_name()
     path.write_text(repro.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    config.stash[_SWEEP].add(path)  # scrubbed again at the end, with every key learned by then
     return path
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -65,8 +65,11 @@ class Collector:
         expectations: Path | None,
         seed: str,
         dialects: Sequence[str] = (),
+        scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.implementation = implementation
+        self.scrub: Callable[[str], str] = scrub or _unchanged
+        """Applied to every string the collector keeps or writes (the session's Redactor)."""
         try:
             self.expected = load_expectations(expectations) if expectations else {}
         except ExpectationsError as error:
@@ -101,7 +104,7 @@ class Collector:
 
     def _write(self, line: BaseModel) -> None:
         if self._results is not None:
-            self._results.write(_line(line))
+            self._results.write(self._line(line))
             self._results.flush()  # a killed run leaves every finished record behind
 
     def select(self, tests: Mapping[str, tuple[str, ...]]) -> None:
@@ -134,6 +137,7 @@ class Collector:
         longrepr = str(report.longrepr or "")
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
+        detail = self.scrub(detail)  # records are read back (repro files, the report)
         for law_id in laws:
             record = TestRecord(
                 law=law_id,
@@ -211,7 +215,7 @@ class Collector:
             if reason not in problems and not reason.startswith(tuple(o.value for o in Outcome)):
                 lines.append(f"  {reason}")
         lines.append(f"  verdict: {'red' if reasons else 'green'}")
-        return _clean_text("\n".join(lines) + "\n")
+        return self._text("\n".join(lines) + "\n")
 
     def finish(self) -> list[str]:
         """Write the footer and the Markdown report; the reasons the run is red."""
@@ -256,16 +260,27 @@ class Collector:
         reasons = self.red_reasons()
         rows += ["", f"**Verdict: {'red' if reasons else 'green'}**", ""]
         rows += [f"- {reason}" for reason in reasons]
-        return _clean_text("\n".join(rows) + "\n")
+        return self._text("\n".join(rows) + "\n")
+
+    def _text(self, text: str) -> str:
+        """A report's text as written: scrubbed, and writable as UTF-8."""
+        return _clean_text(self.scrub(text))
+
+    def _line(self, model: BaseModel) -> str:
+        """One results-file line: the model as JSON, every string writable. A header's or
+        footer's strings are scrubbed too (names, notes, manifest reasons); a record's
+        only free text, its detail, was scrubbed when it was made, and its law and test
+        ids are the suite's own."""
+        text = _clean_text if isinstance(model, TestRecord) else self._text
+        return json.dumps(_clean(model.model_dump(mode="json"), text)) + "\n"
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def _optional_str(value: object) -> str | None:
     return None if value is None else str(value)
-
-
-def _line(model: BaseModel) -> str:
-    """One results-file line: the model as JSON, every string made writable."""
-    return json.dumps(_clean(model.model_dump(mode="json"))) + "\n"
 
 
 def _clean_text(text: str) -> str:
@@ -276,14 +291,14 @@ def _clean_text(text: str) -> str:
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def _clean(value: Any) -> Any:
-    """Every string in a JSON-ready value, cleaned (see `_clean_text`)."""
+def _clean(value: Any, text: Callable[[str], str] = _clean_text) -> Any:
+    """Every string in a JSON-ready value (keys too) passed through `text`."""
     if isinstance(value, str):
-        return _clean_text(value)
+        return text(value)
     if isinstance(value, dict):
-        return {_clean(k): _clean(v) for k, v in value.items()}
+        return {_clean(k, text): _clean(v, text) for k, v in value.items()}
     if isinstance(value, list):
-        return [_clean(v) for v in value]
+        return [_clean(v, text) for v in value]
     return value
 
 

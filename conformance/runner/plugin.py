@@ -20,6 +20,7 @@ import pytest_asyncio
 from hypothesis import HealthCheck, settings
 
 from ..adapter import AgentSpec, AgentUnderTest, Capability, Implementation
+from ..pytest_plugin import session_redactor
 from ..registry import RegistryError, law
 from ..stdio.errors import AdapterGaveUp
 from ..wire import ScriptedProvider
@@ -27,6 +28,7 @@ from ..wire.ir import Dialect
 from .collect import Collector, Judgment
 from .guard import GuardedImplementation
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
+from .redacting import ArtifactSweep, ReportScrubber, learn_environment
 
 # Hypothesis profiles, chosen with --hypothesis-profile: `ci` is derandomized so a CI
 # run is reproducible; `thorough` is for hunting.
@@ -65,6 +67,7 @@ _COLLECTOR = pytest.StashKey[Collector]()
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
 _DIALECTS = pytest.StashKey[list[Dialect]]()
 _PROFILE_BEFORE = pytest.StashKey[str]()
+_SWEEP = pytest.StashKey[ArtifactSweep]()
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
 
@@ -144,6 +147,14 @@ def pytest_configure(config: pytest.Config) -> None:
         # fixtures; without a choice, run as documented: `ci` on CI, `dev` elsewhere.
         config.stash[_PROFILE_BEFORE] = settings.get_current_profile_name()
         settings.load_profile("ci" if os.environ.get("CI") else "dev")
+    # before anything runs: an adapter may print a key while it starts
+    redactor = session_redactor(config)
+    redactor.learn(FAKE_KEY)
+    learn_environment(redactor)
+    config.pluginmanager.register(ReportScrubber(redactor), "turnlaw-report-scrubber")
+    sweep = config.stash[_SWEEP] = ArtifactSweep()
+    for option in ("--results", "--report-md", "--adapter-stderr", "xmlpath"):
+        sweep.add(config.getoption(option, default=None))
     wanted = asked_dialects(config.getoption("--dialects"))
     implementation = load_implementation(config.getoption("--impl"), config)
     config.stash[_IMPLEMENTATION] = implementation
@@ -155,10 +166,15 @@ def pytest_configure(config: pytest.Config) -> None:
         expectations=config.getoption("--expectations"),
         seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
         dialects=[str(d) for d in config.stash[_DIALECTS]],
+        scrub=redactor.scrub_text,
     )
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
+    sweep = config.stash.get(_SWEEP, None)
+    if sweep is not None:  # every file of the run, with every secret learned by its end
+        sweep.sweep(session_redactor(config))
     before = config.stash.get(_PROFILE_BEFORE, None)
     if before is not None:  # an in-process nested run must not leave its profile behind
         settings.load_profile(before)
@@ -359,7 +375,9 @@ def fake(
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid).strip("_")
-        (folder / f"{name}.json").write_text(loopback_provider.wire.export(), encoding="utf-8")
+        path = folder / f"{name}.json"
+        path.write_text(loopback_provider.wire.export(), encoding="utf-8")
+        request.config.stash[_SWEEP].add(path)
 
 
 @pytest_asyncio.fixture
