@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -59,3 +60,18 @@ def serve(overrides: dict[str, Handler] | None = None) -> None:
         send(handler(request))
         if request["op"] == "stop":
             return
+
+
+def start_helper() -> int:
+    """Fork a helper that sleeps with this process's stdout and stderr open (a runtime's
+    background worker); append its pid to the file named by TURNLAW_PIDS_LOG, so a test
+    can check that stopping the adapter stopped it too."""
+    helper = os.fork()
+    if helper == 0:
+        time.sleep(600)
+        os._exit(0)
+    log = os.environ.get("TURNLAW_PIDS_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as pids:
+            pids.write(f"{helper}\n")
+    return helper

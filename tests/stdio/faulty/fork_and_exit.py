@@ -5,20 +5,12 @@ is appended to the file named by TURNLAW_PIDS_LOG, so a test can check it is gon
 
 import os
 import sys
-import time
 
-from _minimal import serve
+from _minimal import serve, start_helper
 
 
 def fork_and_exit(request: dict) -> None:
-    helper = os.fork()
-    if helper == 0:
-        time.sleep(600)
-        os._exit(0)
-    log = os.environ.get("TURNLAW_PIDS_LOG")
-    if log:
-        with open(log, "a", encoding="utf-8") as pids:
-            pids.write(f"{helper}\n")
+    helper = start_helper()
     print(f"faulty adapter: helper {helper} started; exiting", file=sys.stderr, flush=True)
     os._exit(5)
 
