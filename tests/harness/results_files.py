@@ -13,6 +13,7 @@ from conformance.runner.expectations import Expectation
 from conformance.runner.outcomes import Outcome, TestRecord
 from conformance.runner.results_file import ResultsFooter, ResultsHeader
 from conformance.runner.verdict import law_outcomes, manifest_problems, red_reasons
+from tests.suite_args import PLUGIN_ARGS
 
 
 def results_lines(
@@ -87,12 +88,7 @@ def real_results(pytester: Any, run: tuple[str, str]) -> list[str]:
         path = pytester.path / "real-results.jsonl"
         pytester.makeini("[pytest]\nasyncio_mode = auto\n")
         pytester.runpytest(
-            "-o",
-            "asyncio_default_fixture_loop_scope=function",
-            "-p",
-            "conformance.runner.plugin",
-            "-p",
-            "no:cacheprovider",
+            *PLUGIN_ARGS,
             "--dialects",
             "openai-chat",
             "--impl",
