@@ -30,7 +30,7 @@ class ResultsFileError(ValueError):
 
     def __init__(self, path: Path, problem: str, line: int | None = None) -> None:
         where = f"{path}" if line is None else f"{path}, line {line}"
-        super().__init__(f"{where}: {problem}")
+        super().__init__(one_line(f"{where}: {problem}"))
         self.path = path
         self.line = line
         self.problem = problem
@@ -212,6 +212,15 @@ def read_results(path: Path) -> ResultsFile:
         footer=footer,
         misplaced=misplaced,
     )
+
+
+def one_line(text: str) -> str:
+    """`text` with every character that would break it across lines or hide in a terminal
+    (newlines, record separators, escapes) written as its escape: the message `report`
+    prints is one line, whatever a damaged file names."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in text)
 
 
 def _line_problem(error: ValidationError) -> str:

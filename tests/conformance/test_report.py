@@ -128,6 +128,9 @@ CORRUPT = {
     "a line that is not JSON": b'{"type": "test", "law": \n',
     "a record with a wrong type": b'{"type": "test", "law": "smoke.one-turn", "test": "t", '
     b'"outcome": "PASS", "duration": "slow"}\n',
+    # the field it names holds a line break: the message must stay one line (thorough fuzz)
+    "a field named with line breaks": b'{"type": "test", "law": "smoke.one-turn", "test": "t", '
+    b'"outcome": "PASS", "duration": 0.1, "\\u001e\\n": 1}\n',
 }
 
 
