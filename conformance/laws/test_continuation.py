@@ -14,12 +14,26 @@ from typing import Any
 
 import pytest
 
-from conformance.adapter import Capability, IdentitySpec, Implementation, RefusalKind, Refused
-from conformance.runner.plugin import AgentFactory
-from conformance.wire import RequestIR, ScriptedProvider, Text, ToolCalls, text, tool_call
-from conformance.wire.wirelog import Exchange
-
-from .conftest import BOOK, SYSTEM, THREE
+from ._kit import (
+    BOOK,
+    SYSTEM,
+    THREE,
+    AgentFactory,
+    Capability,
+    Exchange,
+    IdentitySpec,
+    Implementation,
+    RefusalKind,
+    Refused,
+    RequestIR,
+    ScriptedProvider,
+    Text,
+    ToolCalls,
+    declares,
+    roundtrip,
+    text,
+    tool_call,
+)
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
@@ -29,17 +43,8 @@ UPDATED = "Done: now a table for three."
 WHO = IdentitySpec(conversation_id="conv-77", tenant="acme", principal="ana")
 
 
-def roundtrip(checkpoint: Any) -> Any:
-    """What a store hands back: the checkpoint as JSON text, parsed again."""
-    return json.loads(json.dumps(checkpoint, allow_nan=False))
-
-
 def tool_results(request: RequestIR) -> list[str]:
     return [m.text for m in request.messages if m.role == "tool"]
-
-
-def declares(implementation: Implementation, capability: Capability) -> bool:
-    return str(capability) in {str(c) for c in implementation.capabilities}
 
 
 # Values that are only the same up to naming: uuids and long hex run ids.

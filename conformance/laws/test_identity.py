@@ -19,13 +19,20 @@ from typing import Any, Literal
 
 import pytest
 
-from conformance.adapter import Capability, IdentitySpec, Implementation
-from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation
-from conformance.runner.plugin import AgentFactory
-from conformance.wire import ScriptedProvider, text, tool_call
-from conformance.wire.ir import RequestIR
-
-from .conftest import BOOK, THREE
+from ._kit import (
+    BOOK,
+    NOT_APPLICABLE_PREFIX,
+    THREE,
+    AgentFactory,
+    Capability,
+    IdentitySpec,
+    Implementation,
+    LawViolation,
+    RequestIR,
+    ScriptedProvider,
+    text,
+    tool_call,
+)
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

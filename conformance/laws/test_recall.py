@@ -13,11 +13,20 @@ import re
 
 import pytest
 
-from conformance.adapter import CompactionSpec, IdentitySpec
-from conformance.runner.plugin import AgentFactory
-from conformance.wire import RequestIR, ScriptedProvider, Text, ToolCalls, text, tool_call
-
-from .conftest import BOOK, SYSTEM, THREE
+from ._kit import (
+    BOOK,
+    SYSTEM,
+    THREE,
+    AgentFactory,
+    CompactionSpec,
+    IdentitySpec,
+    RequestIR,
+    ScriptedProvider,
+    Text,
+    ToolCalls,
+    text,
+    tool_call,
+)
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

@@ -6,10 +6,7 @@ from typing import Any
 
 import pytest
 
-from conformance.adapter import IdentitySpec
-from conformance.wire import ScriptedProvider, text
-
-from .conftest import BOOK, THREE
+from ._kit import BOOK, THREE, IdentitySpec, ScriptedProvider, text
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

@@ -16,14 +16,20 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conformance.adapter import Capability, Implementation
-from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX
-from conformance.runner.plugin import AgentFactory
-from conformance.wire import Hold, ScriptedProvider, text, tool_call
-from conformance.wire.ir import RequestIR
-from conformance.wire.script import Step
-
-from .conftest import BOOK, SYSTEM
+from ._kit import (
+    BOOK,
+    NOT_APPLICABLE_PREFIX,
+    SYSTEM,
+    AgentFactory,
+    Capability,
+    Hold,
+    Implementation,
+    RequestIR,
+    ScriptedProvider,
+    Step,
+    text,
+    tool_call,
+)
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

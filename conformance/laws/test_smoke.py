@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.wire import ScriptedProvider, text
-
-from .conftest import BOOK, SYSTEM
+from ._kit import BOOK, SYSTEM, ScriptedProvider, text
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

@@ -52,12 +52,17 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from conformance.adapter import AgentSpec, Implementation, RunOutcome
-from conformance.replay.hypothesis_examples import reproducing
-from conformance.runner.outcomes import LawViolation
-from conformance.runner.plugin import FAKE_KEY
-from conformance.wire import ScriptedProvider, text
-from conformance.wire.ir import Dialect
+from ._kit import (
+    FAKE_KEY,
+    AgentSpec,
+    Dialect,
+    Implementation,
+    LawViolation,
+    RunOutcome,
+    ScriptedProvider,
+    reproducing,
+    text,
+)
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

@@ -15,11 +15,21 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from conformance.adapter import AgentUnderTest, RefusalKind, Refused, RunOutcome
-from conformance.runner.plugin import AgentFactory
-from conformance.wire import Hold, RequestIR, ScriptedProvider, parallel_calls, text, tool_call
-
-from .conftest import BOOK, THREE
+from ._kit import (
+    BOOK,
+    THREE,
+    AgentFactory,
+    AgentUnderTest,
+    Hold,
+    RefusalKind,
+    Refused,
+    RequestIR,
+    RunOutcome,
+    ScriptedProvider,
+    parallel_calls,
+    text,
+    tool_call,
+)
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

@@ -14,11 +14,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from conformance.adapter import AgentUnderTest, RefusalKind, Refused
-from conformance.runner.plugin import AgentFactory
-from conformance.wire import ScriptedProvider, text
-
-from .conftest import BOOK, SYSTEM, THREE
+from ._kit import (
+    BOOK,
+    SYSTEM,
+    THREE,
+    AgentFactory,
+    AgentUnderTest,
+    RefusalKind,
+    Refused,
+    ScriptedProvider,
+    text,
+)
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio

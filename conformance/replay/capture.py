@@ -16,6 +16,7 @@ import pytest
 
 from .. import __version__
 from ..pytest_plugin import session_redactor
+from ..runner._run_state import COLLECTOR, SWEEP, law_ids
 from ..runner.outcomes import Outcome
 from ..wire import ScriptedProvider
 from .hypothesis_examples import extract_example
@@ -57,10 +58,8 @@ def replay_command(path: Path, impl: str) -> str:
 
 def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> Path | None:
     """Store the failing case; None when the test checks no law or did not really fail."""
-    from ..runner.plugin import _COLLECTOR, _SWEEP, law_ids
-
     laws = law_ids(item)
-    collector = item.config.stash.get(_COLLECTOR, None)
+    collector = item.config.stash.get(COLLECTOR, None)
     if not laws or collector is None:
         return None
     # this test's own record, under the law it was charged to (a LawViolation names one)
@@ -107,7 +106,7 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / repro.file_name()
     path.write_text(repro.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    config.stash[_SWEEP].add(path)  # scrubbed again at the end, with every key learned by then
+    config.stash[SWEEP].add(path)  # scrubbed again at the end, with every key learned by then
     return path
 
 

@@ -10,69 +10,50 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 
-from ..adapter import AgentSpec, AgentUnderTest, Capability, Implementation
+from ..adapter import Capability, Implementation
 from ..pytest_plugin import session_redactor
 from ..registry import RegistryError, law
 from ..stdio.errors import AdapterGaveUp
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
+from ._run_state import (
+    COLLECTOR,
+    DIALECTS,
+    IMPLEMENTATION,
+    PROFILE_BEFORE,
+    SWEEP,
+    dialects_for,
+    law_ids,
+)
 from .collect import Collector, Judgment
-from .guard import GuardedImplementation
+from .fixtures import FAKE_KEY, AgentFactory
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
+from .profiles import register_profiles
 from .redacting import ArtifactSweep, ReportScrubber, learn_environment
 
-# Hypothesis profiles, chosen with --hypothesis-profile: `ci` is derandomized so a CI
-# run is reproducible; `thorough` is for hunting.
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    max_examples=8,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    print_blob=True,  # the shrunk example's blob goes into the repro file
-)
-settings.register_profile(
-    "dev",
-    max_examples=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    print_blob=True,  # the shrunk example's blob goes into the repro file
-)
-settings.register_profile(
-    "thorough",
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-    print_blob=True,  # the shrunk example's blob goes into the repro file
-)
+register_profiles()  # before --hypothesis-profile is read; tests/conftest.py relies on it
 
 DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
 SMOKE_LAW = "smoke.one-turn"
-FAKE_KEY = "sk-turnlaw-conformance-0000"
 DEFAULT_CALL_TIMEOUT = 30.0
 DEFAULT_TEST_TIMEOUT = 240.0
 """A law test's own deadline (pytest-timeout), for a runtime that blocks the event loop
 itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a timeout
 the user configured for pytest-timeout wins."""
-_COLLECTOR = pytest.StashKey[Collector]()
-_IMPLEMENTATION = pytest.StashKey[Implementation]()
-_DIALECTS = pytest.StashKey[list[Dialect]]()
-_PROFILE_BEFORE = pytest.StashKey[str]()
-_SWEEP = pytest.StashKey[ArtifactSweep]()
 
-AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
-
-# Options and report labels for `--impl cmd:...` adapters; repro files of failing tests.
-pytest_plugins = ("conformance.stdio.runner_hooks", "conformance.replay.capture")
+# The law fixtures; options and report labels for `--impl cmd:...` adapters; repro files
+# of failing tests.
+pytest_plugins = (
+    "conformance.runner.fixtures",
+    "conformance.stdio.runner_hooks",
+    "conformance.replay.capture",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -145,43 +126,39 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("hypothesis_profile", default=None) is None:
         # Hypothesis' own default profile fails every law test on its function-scoped
         # fixtures; without a choice, run as documented: `ci` on CI, `dev` elsewhere.
-        config.stash[_PROFILE_BEFORE] = settings.get_current_profile_name()
+        config.stash[PROFILE_BEFORE] = settings.get_current_profile_name()
         settings.load_profile("ci" if os.environ.get("CI") else "dev")
     # before anything runs: an adapter may print a key while it starts
     redactor = session_redactor(config)
     redactor.learn(FAKE_KEY)
     learn_environment(redactor)
     config.pluginmanager.register(ReportScrubber(redactor), "turnlaw-report-scrubber")
-    sweep = config.stash[_SWEEP] = ArtifactSweep()
+    sweep = config.stash[SWEEP] = ArtifactSweep()
     for option in ("--results", "--report-md", "--adapter-stderr", "xmlpath"):
         sweep.add(config.getoption(option, default=None))
     wanted = asked_dialects(config.getoption("--dialects"))
     implementation = load_implementation(config.getoption("--impl"), config)
-    config.stash[_IMPLEMENTATION] = implementation
-    config.stash[_DIALECTS] = dialects_to_run(implementation, wanted)
-    config.stash[_COLLECTOR] = Collector(
+    config.stash[IMPLEMENTATION] = implementation
+    config.stash[DIALECTS] = dialects_to_run(implementation, wanted)
+    config.stash[COLLECTOR] = Collector(
         implementation,
         results=config.getoption("--results"),
         report_md=config.getoption("--report-md"),
         expectations=config.getoption("--expectations"),
         seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
-        dialects=[str(d) for d in config.stash[_DIALECTS]],
+        dialects=[str(d) for d in config.stash[DIALECTS]],
         scrub=redactor.scrub_text,
     )
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
-    sweep = config.stash.get(_SWEEP, None)
+    sweep = config.stash.get(SWEEP, None)
     if sweep is not None:  # every file of the run, with every secret learned by its end
         sweep.sweep(session_redactor(config))
-    before = config.stash.get(_PROFILE_BEFORE, None)
+    before = config.stash.get(PROFILE_BEFORE, None)
     if before is not None:  # an in-process nested run must not leave its profile behind
         settings.load_profile(before)
-
-
-def law_ids(item: pytest.Item) -> list[str]:
-    return [str(law_id) for marker in item.iter_markers("law") for law_id in marker.args]
 
 
 def asked_dialects(option: str) -> frozenset[Dialect] | None:
@@ -216,10 +193,6 @@ def dialects_to_run(
     return chosen
 
 
-def dialects_for(config: pytest.Config) -> list[Dialect]:
-    return config.stash[_DIALECTS]
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "dialect" in metafunc.fixturenames:
         dialects = dialects_for(metafunc.config)
@@ -243,7 +216,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The law tests this run owes a verdict for: what -k, -m and deselection left."""
-    collector = session.config.stash[_COLLECTOR]
+    collector = session.config.stash[COLLECTOR]
     collector.select({item.nodeid: tuple(law_ids(item)) for item in session.items if law_ids(item)})
 
 
@@ -255,7 +228,7 @@ def _timeout_configured(config: pytest.Config) -> bool:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    capabilities = {str(c) for c in item.config.stash[_IMPLEMENTATION].capabilities}
+    capabilities = {str(c) for c in item.config.stash[IMPLEMENTATION].capabilities}
     for law_id in law_ids(item):
         missing = [str(c) for c in law(law_id).requires if str(c) not in capabilities]
         if missing:
@@ -267,7 +240,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     laws = law_ids(item)
     if laws:
-        collector = item.config.stash[_COLLECTOR]
+        collector = item.config.stash[COLLECTOR]
         judgment = collector.add(item.nodeid, laws, report, call, _wire_broken(item))
         if judgment is not None and judgment.expected and report.failed:
             _mark_expected(collector, judgment, report)
@@ -327,14 +300,14 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    collector = config.stash.get(_COLLECTOR, None)
+    collector = config.stash.get(COLLECTOR, None)
     if collector is not None:
         terminalreporter.write(collector.matrix())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The one place the run's exit status is decided: from the per-law verdicts."""
-    collector = session.config.stash.get(_COLLECTOR, None)
+    collector = session.config.stash.get(COLLECTOR, None)
     if collector is None:
         return
     red = bool(collector.finish())
@@ -356,44 +329,15 @@ def exit_status(pytest_status: int, *, red: bool, other_failures: int) -> int:
     return pytest_status
 
 
-@pytest.fixture(scope="session")
-def implementation(pytestconfig: pytest.Config) -> Implementation:
-    """The implementation under test, behind the harness's guard (deadlines, types)."""
-    timeout = pytestconfig.getoption("--call-timeout") * pytestconfig.getoption(
-        "--timeout-multiplier"
-    )
-    return GuardedImplementation(pytestconfig.stash[_IMPLEMENTATION], timeout)
-
-
-@pytest.fixture
-def fake(
-    loopback_provider: ScriptedProvider, request: pytest.FixtureRequest
-) -> Iterator[ScriptedProvider]:
-    """The fake provider, over real HTTP: what it recorded is the evidence."""
-    yield loopback_provider
-    folder: Path | None = request.config.getoption("--record")
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid).strip("_")
-        path = folder / f"{name}.json"
-        path.write_text(loopback_provider.wire.export(), encoding="utf-8")
-        request.config.stash[_SWEEP].add(path)
-
-
-@pytest_asyncio.fixture
-async def new_agent(
-    implementation: Implementation, fake: ScriptedProvider, dialect: Dialect
-) -> AsyncIterator[AgentFactory]:
-    """`await new_agent(id=..., tools=(...), ...)` -> an agent against the fake."""
-    made: list[AgentUnderTest] = []
-
-    async def make(**spec: Any) -> AgentUnderTest:
-        agent = await implementation.create_agent(
-            AgentSpec(base_url=fake.base_url or "", api_key=FAKE_KEY, dialect=dialect, **spec)
-        )
-        made.append(agent)
-        return agent
-
-    yield make
-    for agent in made:
-        await agent.close()
+__all__ = [
+    "DEFAULT_CALL_TIMEOUT",
+    "DEFAULT_IMPL",
+    "FAKE_KEY",
+    "AgentFactory",
+    "asked_dialects",
+    "dialects_for",
+    "dialects_to_run",
+    "exit_status",
+    "law_ids",
+    "load_implementation",
+]

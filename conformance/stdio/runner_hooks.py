@@ -121,9 +121,9 @@ _STDERR_MARK = pytest.StashKey[int]()
 
 
 def _stdio_implementation(item: pytest.Item) -> StdioImplementation | None:
-    from ..runner.plugin import _IMPLEMENTATION
+    from ..runner._run_state import IMPLEMENTATION
 
-    implementation = item.config.stash.get(_IMPLEMENTATION, None)
+    implementation = item.config.stash.get(IMPLEMENTATION, None)
     return implementation if isinstance(implementation, StdioImplementation) else None
 
 

@@ -67,7 +67,7 @@ LEAVES = st.one_of(
             "os",
             "conformance.laws",
             "conformance.laws.test_nope",
-            "conformance.laws.conftest",
+            "conformance.laws._kit",
             "tests.replay.amnesiac",
             "test_x or evil",
             "test_x[a] -p evil",

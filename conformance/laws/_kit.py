@@ -1,0 +1,95 @@
+"""What a law test imports: the one surface between the laws and the rest of the suite.
+
+A law reads like the seed's sentence it checks, so everything it needs is named here:
+the adapter protocol's types, the fake and its script steps, the fixtures' types and
+key, `LawViolation` for a test that judges several laws, premises, and the seed's
+walkthrough messages. Law modules import nothing else from `conformance` (a test in
+tests/conformance checks it), so the runner's internals can change without touching a
+law, and a law author never learns them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..adapter import (
+    AgentSpec,
+    AgentUnderTest,
+    Capability,
+    CompactionSpec,
+    IdentitySpec,
+    Implementation,
+    RefusalKind,
+    Refused,
+    RunOutcome,
+)
+from ..replay.hypothesis_examples import reproducing
+from ..runner.fixtures import FAKE_KEY, AgentFactory
+from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation
+from ..wire import (
+    Exchange,
+    Hold,
+    RequestIR,
+    ScriptedProvider,
+    Text,
+    ToolCalls,
+    parallel_calls,
+    text,
+    tool_call,
+)
+from ..wire.ir import Dialect
+from ..wire.script import Step
+
+# --- the seed's walkthrough ----------------------------------------------------------
+
+BOOK = "Book me a table for two on Friday."
+THREE = "Make it three."
+SYSTEM = "You take restaurant bookings. Be brief."
+
+# --- premises and plain facts ----------------------------------------------------------
+
+
+def declares(implementation: Implementation, capability: Capability) -> bool:
+    """Does the implementation declare `capability`? (A law needing an undeclared one
+    is skipped by the runner; this is for a law whose *details* depend on one.)"""
+    return str(capability) in {str(c) for c in implementation.capabilities}
+
+
+def roundtrip(checkpoint: Any) -> Any:
+    """What a store hands back: the checkpoint as JSON text, parsed again."""
+    return json.loads(json.dumps(checkpoint, allow_nan=False))
+
+
+__all__ = [
+    "BOOK",
+    "FAKE_KEY",
+    "NOT_APPLICABLE_PREFIX",
+    "SYSTEM",
+    "THREE",
+    "AgentFactory",
+    "AgentSpec",
+    "AgentUnderTest",
+    "Capability",
+    "CompactionSpec",
+    "Dialect",
+    "Exchange",
+    "Hold",
+    "IdentitySpec",
+    "Implementation",
+    "LawViolation",
+    "RefusalKind",
+    "Refused",
+    "RequestIR",
+    "RunOutcome",
+    "ScriptedProvider",
+    "Step",
+    "Text",
+    "ToolCalls",
+    "declares",
+    "parallel_calls",
+    "reproducing",
+    "roundtrip",
+    "text",
+    "tool_call",
+]
