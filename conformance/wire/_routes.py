@@ -89,16 +89,29 @@ def normalize(path: str) -> str:
     return bare if bare.startswith("/v1/") or bare == "/v1" else "/v1" + bare
 
 
-@lru_cache(maxsize=512)
-def resolve(method: str, target: str) -> Resolved:
-    """The provider's answer to `method target` (target: path and query, no prefix).
-    Cached: a runtime sends the same few requests over and over."""
-    path = normalize(target)
+_CACHED_LENGTH = 256
+"""A request whose method and path are this long at most is cached (a runtime sends the
+same few over and over); longer ones, only ever hostile, would make the cache hold megabytes."""
+
+
+def _uncached(method: str, path: str) -> Resolved:
+    path = normalize(path)
     route = _BY_PATH.get(path)
     if route is None:
         return Resolved(Endpoint.NOT_FOUND, path=path)
     endpoint = route.methods.get(method, Endpoint.METHOD_NOT_ALLOWED)
     return Resolved(endpoint, route.codec, path)
+
+
+_resolve = lru_cache(maxsize=512)(_uncached)
+
+
+def resolve(method: str, target: str) -> Resolved:
+    """The provider's answer to `method target` (target: path and query, no prefix)."""
+    path = target.split("?", 1)[0]
+    if len(path) + len(method) > _CACHED_LENGTH:
+        return _uncached(method, path)
+    return _resolve(method, path)
 
 
 def resolve_server(method: str, target: str, prefix: str) -> Resolved:
