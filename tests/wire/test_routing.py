@@ -2,7 +2,7 @@
 
 Driven straight through the ASGI app (no socket), one fresh provider per case, so each row
 pins one status and one body. The rows were first run against the code before the routing
-table (`conformance.wire.routes`) existed, to pin what it answered; the rows marked
+table (`conformance.wire._routes`) existed, to pin what it answered; the rows marked
 `CHANGED` are the 404s that became 405s because the path is served with another method.
 """
 
