@@ -18,7 +18,7 @@ from .dialects._base import SseEvent, json_body
 if TYPE_CHECKING:
     from ._signals import Signal
     from .script import Hold
-    from .wirelog import Exchange, Finding
+    from .wirelog import Delivery, Finding
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,8 @@ class Plan:
     delay: float = 0.0
     hold: Hold | None = None
     hold_limit: float = 60.0
-    exchange: Exchange | None = field(default=None, repr=False)
+    seq: int | None = None  # the exchange this answers
+    delivery: Delivery | None = field(default=None, repr=False)  # told when the reply is out
     recorded: Signal | None = field(default=None, repr=False)  # set once on disk
     report: Callable[[Finding], None] | None = field(default=None, repr=False)
 
@@ -113,8 +114,9 @@ class Plan:
         return max(0.0, read_timeout - (time.monotonic() - started))
 
     def finished(self) -> None:
-        if self.exchange is not None:
-            self.exchange.finished_at = time.monotonic()
+        """The reply's last byte is going out now (see `Delivery`)."""
+        if self.delivery is not None:
+            self.delivery.finish(time.monotonic())
 
     def _hold_expired(self) -> None:
         """A hold nobody released: answer anyway so nothing hangs, and say so."""
@@ -132,8 +134,7 @@ class Plan:
         from .wirelog import Finding
 
         if self.report is not None:
-            seq = self.exchange.seq if self.exchange is not None else None
-            self.report(Finding(kind=kind, seq=seq, message=message))
+            self.report(Finding(kind=kind, seq=self.seq, message=message))
 
 
 def json_plan(status: int, body: Any) -> Plan:

@@ -37,11 +37,11 @@ from typing import Any
 import uvicorn
 
 from ..redaction import is_credential_name
-from . import dialects
 from ._connections import STALLED, AcceptErrors, guarded_protocol
 from ._plan import BodyCut, Plan, RawRequest, json_plan
+from ._routes import PREFIX, Endpoint, Resolved, resolve_server
 from .dialects._base import json_body
-from .provider import DEFAULT_MAX_BODY, ScriptedProvider, route_path
+from .provider import DEFAULT_MAX_BODY, ScriptedProvider
 from .wirelog import RECORDED_HEADERS
 
 Scope = MutableMapping[str, Any]
@@ -55,7 +55,6 @@ DEFAULT_IDLE_TIMEOUT = 5.0
 DRAIN_FACTOR = 4
 """A body over the limit is read and dropped up to this many times the limit, so the client
 (which sends its whole body before reading) sees the 413 instead of a reset."""
-PREFIX = "/turnlaw/"
 LISTEN_BACKLOG = 128
 
 
@@ -120,18 +119,18 @@ class ProviderApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        path = scope["raw_path"].decode("latin-1") if scope.get("raw_path") else scope["path"]
-        if path.startswith("/_turnlaw/"):
-            await self._drain(receive, self.max_body)
-            await _deliver(send, await _control(self.provider, scope["method"], path))
-            return
+        target = scope["raw_path"].decode("latin-1") if scope.get("raw_path") else scope["path"]
         prefix, provider = self._route
-        if prefix:
-            if path != prefix and not path.startswith(prefix + "/"):
-                await self._drain(receive, self.max_body)
-                await _deliver(send, self._retired(scope["method"], path))
-                return
-            path = path[len(prefix) :] or "/"
+        route = resolve_server(scope["method"], target, prefix)
+        if route.control:
+            await self._drain(receive, self.max_body)
+            await _deliver(send, await _control(provider, scope["method"], target, route))
+            return
+        if route.endpoint is Endpoint.RETIRED:
+            await self._drain(receive, self.max_body)
+            await _deliver(send, self._retired(scope["method"], route))
+            return
+        path = route.path
         if scope.get("query_string"):
             path += "?" + scope["query_string"].decode("latin-1")
         headers = [
@@ -194,10 +193,10 @@ class ProviderApp:
         except TimeoutError:
             return
 
-    def _retired(self, method: str, path: str) -> Plan:
+    def _retired(self, method: str, route: Resolved) -> Plan:
         """A late request: refused, counted, and recorded by no provider."""
         scrub = self.provider.redactor.scrub_text  # the session's, for the fixtures
-        where = scrub(path.split("?", 1)[0][:200])
+        where = scrub(route.path[:200])
         self.late_requests += 1
         self.late.append(f"{scrub(method[:20])} {where}")
         message = (
@@ -205,15 +204,9 @@ class ProviderApp:
             "retired (its test ended, so this is a late request), or the runtime dropped "
             "the path of the base URL it was given"
         )
-        codec = dialects.by_path(route_path(_without_prefix(path)))
+        codec = route.codec
         body = codec.render_error(410, message) if codec else {"error": {"message": message}}
         return json_plan(410, body)
-
-
-def _without_prefix(path: str) -> str:
-    if not path.startswith(PREFIX):
-        return path
-    return "/" + path[len(PREFIX) :].partition("/")[2]
 
 
 def _drainable(scope: Scope, cut: BodyCut) -> bool:
@@ -254,26 +247,26 @@ async def _deliver(send: Send, plan: Plan) -> None:
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-async def _control(provider: ScriptedProvider, method: str, path: str) -> Plan:
-    parts = path.split("?", 1)[0].strip("/").split("/")
-    if method == "GET" and parts == ["_turnlaw", "log"]:
+async def _control(provider: ScriptedProvider, method: str, path: str, route: Resolved) -> Plan:
+    endpoint = route.endpoint
+    if endpoint is Endpoint.LOG:
         # on a worker thread: a log of huge bodies takes seconds to export
         body = await asyncio.to_thread(lambda: json_body(provider.wire.export_data()))
         return Plan(200, [("content-type", "application/json")], [body])
-    if method == "GET" and parts == ["_turnlaw", "findings"]:
+    if endpoint is Endpoint.FINDINGS:
         findings = [f.model_dump(mode="json") for f in provider.findings]
         return json_plan(200, provider.redactor.scrub_data(findings))
-    if len(parts) >= 3 and parts[1] == "holds":
+    if endpoint in (Endpoint.HOLD, Endpoint.HOLD_RELEASE) and route.label is not None:
         try:
-            hold = provider.hold(parts[2])
+            hold = provider.hold(route.label)
         except KeyError as error:
             return json_plan(404, {"error": provider.redactor.scrub_text(str(error))})
-        if method == "POST" and parts[3:] == ["release"]:
+        if endpoint is Endpoint.HOLD_RELEASE:
             hold.release()
-        if method in ("GET", "POST") and parts[3:] in ([], ["release"]):
-            return json_plan(200, {"arrived": hold.has_arrived, "released": hold.is_released})
+        return json_plan(200, {"arrived": hold.has_arrived, "released": hold.is_released})
     message = provider.redactor.scrub_text(f"no control endpoint {method} {path[:200]}")
-    return json_plan(404, {"error": message})
+    status = 405 if endpoint is Endpoint.METHOD_NOT_ALLOWED else 404
+    return json_plan(status, {"error": message})
 
 
 def bind_loopback(host: str = "127.0.0.1", port: int = 0) -> socket.socket:

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..redaction import Redactor
+from . import _routes as routes
 from . import _strict_json as strict_json
-from . import dialects
 from ._plan import BodyCut, Plan, RawRequest, json_plan
 from ._rendering import render_step
+from ._routes import Endpoint
 from .dialects._base import DialectCodec, WireFormatError
 from .invariants import check_request
 from .ir import Dialect, RequestIR
@@ -37,6 +38,7 @@ from .script import (
     parse_steps,
 )
 from .wirelog import (
+    Delivery,
     Exchange,
     Finding,
     FindingKind,
@@ -288,41 +290,52 @@ class ScriptedProvider:
 
         Parsing happens outside the lock; numbering, step consumption and logging happen
         inside one critical section, so sequence numbers, the log's order and the order
-        steps were used always agree, even under concurrency.
+        steps were used always agree, even under concurrency. The exchange is built once,
+        at the end of it, from what parsing (`_Draft`) and the step decided; nothing
+        writes to it after, and its delivery time goes to its `Delivery`.
         """
         arrived = time.monotonic()
         redactor = self.redactor
         redactor.learn_headers(raw.headers)  # first: everything below is scrubbed with them
         if "?" in raw.path:
             redactor.learn_query(raw.path)
-        path = route_path(raw.path)
-        codec = dialects.by_path(path)
-        exchange = Exchange(
-            seq=0,
-            dialect=codec.dialect if codec else None,
-            method=redactor.scrub_text(raw.method),
-            path=redactor.scrub_text(raw.path.split("?", 1)[0]),
-            headers=record_headers(raw.headers, redactor),
-            body=None,
-            ir=None,
-            step=None,
-            status=0,
-            arrived_at=arrived,
-        )
+        route = routes.resolve(raw.method, raw.path)
+        codec = route.codec
+        method = redactor.scrub_text(raw.method)
+        path = redactor.scrub_text(raw.path.split("?", 1)[0])
+        headers = record_headers(raw.headers, redactor)
+        draft = _Draft()
         try:
-            outcome = self._parse(raw, path, codec, exchange)
+            outcome = self._parse(raw, route, draft, (method, path))
         except Exception as error:  # a fake that dies on bad input hides the evidence
             outcome = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
+        delivery = Delivery()
         with self._lock:
             self._seq += 1
-            exchange.seq = self._seq
+            seq = self._seq
+            step: StepRef | None = None
             try:
-                plan = self._decide(outcome, codec, exchange)
+                plan, step = self._decide(outcome, codec, seq, draft)
             except Exception as error:
                 refusal = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
-                plan = self._refuse(exchange, refusal, codec)
-            exchange.status = plan.status
-            plan.exchange = exchange
+                plan = self._refuse(refusal, codec, draft)
+            exchange = Exchange(
+                seq=seq,
+                dialect=codec.dialect if codec else None,
+                method=method,
+                path=path,
+                headers=headers,
+                body=draft.body,
+                ir=draft.ir,
+                step=step,
+                status=plan.status,
+                arrived_at=arrived,
+                findings=self._findings(seq, draft.problems),
+                aborted=draft.aborted,
+                delivery=delivery,
+            )
+            plan.seq = seq
+            plan.delivery = delivery
             plan.report = self._report_late
             plan.recorded = self.wire._append(exchange)
         if plan.hold is not None:
@@ -330,118 +343,135 @@ class ScriptedProvider:
         return plan
 
     def _parse(
-        self,
-        raw: RawRequest,
-        path: str,
-        codec: DialectCodec | None,
-        exchange: Exchange,
+        self, raw: RawRequest, route: routes.Resolved, draft: _Draft, asked: tuple[str, str]
     ) -> RequestIR | Plan | _Refusal:
-        """Everything that needs no lock: routing, JSON, the dialect, the invariants."""
+        """Everything that needs no lock: the body's size, JSON, the dialect, the invariants.
+        What it learns about the request goes into `draft`, as soon as it is known."""
         if raw.cut is not None and raw.cut.reason in ("aborted", "stalled"):
-            exchange.aborted = self.redactor.scrub_text(_describe_abort(raw.cut))
+            draft.aborted = self.redactor.scrub_text(_describe_abort(raw.cut))
             return Plan(0, [], [])  # nobody is left to read a reply
         size = raw.cut.received if raw.cut is not None else len(raw.body)
         limit = min(self.max_body, raw.cut.limit or self.max_body) if raw.cut else self.max_body
         if size > limit or (raw.cut is not None and raw.cut.reason == "too_large"):
             return _Refusal("too_large", _describe_too_large(raw.cut, size, limit), 413)
-        if raw.method == "GET" and path in ("/v1/models", "/v1/models/"):
+        endpoint = route.endpoint
+        if endpoint is Endpoint.MODELS:
             return json_plan(200, _models_body(self.models, raw.headers))
-        if codec is None or raw.method != "POST":
-            served = ", ".join(["GET /v1/models", *(f"POST {p}" for p in dialects.paths())])
-            message = f"turnlaw: no endpoint {exchange.method} {exchange.path}; served: {served}"
-            return _Refusal("unknown_endpoint", message, 405 if codec is not None else 404)
+        codec = route.codec
+        if endpoint is not Endpoint.DIALECT or codec is None:
+            message = f"turnlaw: no endpoint {asked[0]} {asked[1]}; served: {routes.SERVED}"
+            status = 405 if endpoint is Endpoint.METHOD_NOT_ALLOWED else 404
+            return _Refusal("unknown_endpoint", message, status)
         redactor = self.redactor
         try:
             body = strict_json.loads(raw.body)
         except strict_json.JsonRefusal as error:
-            exchange.body = redactor.scrub_text(raw.body.decode("utf-8", "replace"))
+            draft.body = redactor.scrub_text(raw.body.decode("utf-8", "replace"))
             return _Refusal("malformed", f"turnlaw: request body: {error}", 400)
         # Parsed as sent, stored scrubbed: a key that is also a word ("messages") must not
         # change what the request means. `\u` escapes can spell a key the raw bytes hide.
         secret_inside = redactor.found_in(raw.body) or (
             bool(redactor.secrets) and b"\\u" in raw.body
         )
-        exchange.body = redactor.scrub_data(body) if secret_inside else body
+        draft.body = redactor.scrub_data(body) if secret_inside else body
         try:
             request = codec.parse_request(body)
         except WireFormatError as error:
             return _Refusal("malformed", f"turnlaw: {error}", 400)
-        exchange.ir = scrub_request(request, redactor, exchange.body) if secret_inside else request
-        if self.check_invariants:
-            exchange.findings.extend(
-                Finding(kind="invariant", message=problem)
-                for problem in check_request(request, codec)
-            )
+        draft.ir = scrub_request(request, redactor, draft.body) if secret_inside else request
+        if self.check_invariants and (problems := check_request(request, codec)):
+            draft.problems.extend(("invariant", problem) for problem in problems)
         return request
 
     def _decide(
-        self, outcome: RequestIR | Plan | _Refusal, codec: DialectCodec | None, exchange: Exchange
-    ) -> Plan:
-        """Under the lock: number the findings, consume a step, render it."""
+        self,
+        outcome: RequestIR | Plan | _Refusal,
+        codec: DialectCodec | None,
+        seq: int,
+        draft: _Draft,
+    ) -> tuple[Plan, StepRef | None]:
+        """Under the lock: consume a step and render it, or render the refusal."""
         if isinstance(outcome, Plan):
-            plan = outcome
-        elif isinstance(outcome, _Refusal):
-            plan = self._refuse(exchange, outcome, codec)
-        else:
-            assert codec is not None
-            plan = self._play(outcome, codec, exchange)
-        scrub = self.redactor.scrub_text
-        exchange.findings[:] = [
-            f.model_copy(update={"seq": exchange.seq, "message": scrub(f.message)})
-            for f in exchange.findings
-        ]
-        return plan
+            return outcome, None
+        if isinstance(outcome, _Refusal):
+            return self._refuse(outcome, codec, draft), None
+        assert codec is not None
+        answer, step = self._play(outcome, codec, seq)
+        if isinstance(answer, _Refusal):
+            return self._refuse(answer, codec, draft), step
+        return answer, step
 
-    def _play(self, request: RequestIR, codec: DialectCodec, exchange: Exchange) -> Plan:
+    def _play(
+        self, request: RequestIR, codec: DialectCodec, seq: int
+    ) -> tuple[Plan | _Refusal, StepRef | None]:
+        """The next step of the first script that accepts `request`, rendered; or why not."""
         script = next((s for s in self._scripts if s.accepts(request)), None)
         if script is None:
             message = (
                 f"turnlaw: no script matches this request (model {request.model!r}, "
                 f"{request.dialect.value}); scripts: {[s.name for s in self._scripts]}"
             )
-            return self._refuse(exchange, _Refusal("unmatched", message, 400), codec)
+            return _Refusal("unmatched", message, 400), None
         if script.exhausted:
             message = (
-                f"turnlaw: script '{script.name}' ran out: this is request #{exchange.seq} "
+                f"turnlaw: script '{script.name}' ran out: this is request #{seq} "
                 f"(model {request.model!r}) and all {len(script.steps)} scripted step(s) were "
                 f"used. Last user text: {(request.user_texts() or [''])[-1][:80]!r}"
             )
-            return self._refuse(exchange, _Refusal("exhausted", message, 400), codec)
+            return _Refusal("exhausted", message, 400), None
         index = script.position
         step = script.steps[index]
         script.position += 1
-        exchange.step = StepRef(script=script.name, index=index, kind=step.kind, label=step.label)
+        used = StepRef(script=script.name, index=index, kind=step.kind, label=step.label)
         if isinstance(step, React):
             try:
                 produced: object = step.fn(request)
             except Exception as error:  # a broken test callback must still answer
                 message = f"turnlaw: react step {index} raised {error!r}"
-                return self._refuse(exchange, _Refusal("react_failed", message, 500), codec)
+                return _Refusal("react_failed", message, 500), used
             if not isinstance(produced, Text | ToolCalls | Fault | StreamError | Hold):
                 message = (
                     f"turnlaw: react step {index} returned {produced!r}; expected a step "
                     "(Text, ToolCalls, Fault, StreamError or Hold)"
                 )
-                return self._refuse(exchange, _Refusal("react_failed", message, 500), codec)
+                return _Refusal("react_failed", message, 500), used
             step = produced
         hold: Hold | None = None
         if isinstance(step, Hold):
             hold, step = step, step.then
             if hold not in self._holds:  # made by a React step: reachable like any other
                 self._holds.append(hold)
-        plan = render_step(step, request, codec, exchange.seq)
+        plan = render_step(step, request, codec, seq)
         plan.hold = hold
         plan.hold_limit = self.hold_limit
-        return plan
+        return plan, used
 
-    def _refuse(self, exchange: Exchange, refusal: _Refusal, codec: DialectCodec | None) -> Plan:
+    def _refuse(self, refusal: _Refusal, codec: DialectCodec | None, draft: _Draft) -> Plan:
+        """The error reply, in the dialect's shape; its finding goes to `draft`."""
         message = self.redactor.scrub_text(refusal.message)
-        exchange.findings.append(Finding(kind=refusal.kind, seq=exchange.seq, message=message))
+        draft.problems.append((refusal.kind, message))
         body = codec.render_error(refusal.status, message) if codec else _generic_error(message)
         plan = json_plan(refusal.status, body)
         if refusal.status == 413:  # the rest of the body may still be coming: drop it
             plan.headers.append(("connection", "close"))
         return plan
+
+    def _findings(self, seq: int, problems: list[tuple[FindingKind, str]]) -> tuple[Finding, ...]:
+        if not problems:
+            return ()
+        scrub = self.redactor.scrub_text
+        return tuple(Finding(kind=kind, seq=seq, message=scrub(text)) for kind, text in problems)
+
+
+@dataclass(slots=True)
+class _Draft:
+    """What parsing and refusing learned about a request, before its `Exchange` is built:
+    the one place they report to (an exception halfway keeps what was learned so far)."""
+
+    body: Any = None
+    ir: RequestIR | None = None
+    aborted: str | None = None
+    problems: list[tuple[FindingKind, str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,18 +502,6 @@ def _describe_too_large(cut: BodyCut | None, size: int, limit: int) -> str:
 
 def _describe(step: Step) -> str:
     return f"{step.kind} '{step.label}'" if step.label else step.kind
-
-
-def route_path(path: str) -> str:
-    """`/v1/x` stays; `/x` (a base URL without /v1) is served as `/v1/x`.
-
-    One base URL (`.../v1`) then suits every SDK: OpenAI's appends `/chat/completions`,
-    Anthropic's appends `/v1/messages`.
-    """
-    bare = path.split("?", 1)[0].rstrip("/") or "/"
-    while bare.startswith("/v1/v1/"):  # an Anthropic client given the OpenAI-style base URL
-        bare = bare[3:]
-    return bare if bare.startswith("/v1/") or bare == "/v1" else "/v1" + bare
 
 
 def _models_body(models: Sequence[str], headers: Sequence[tuple[str, str]]) -> Any:

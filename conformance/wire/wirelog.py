@@ -67,12 +67,37 @@ class StepRef:
     label: str | None = None
 
 
-@dataclass(slots=True)
-class Exchange:
-    """One request and how the fake answered it.
+class Delivery:
+    """When the reply to an exchange was fully sent: the one part of an exchange known only
+    after it is recorded.
 
-    A slotted dataclass rather than a pydantic model: one is built for every request on
-    the provider's hot path, and every value in it is already validated or built here.
+    An exchange is recorded at arrival, complete in everything the fake decides (request,
+    step, status, findings), because a test looks at a held request while its reply waits,
+    and the log file has the line before the reply leaves. When the transport has sent the
+    last byte is known later, and only the transport knows it: it is written here, once.
+    Timings are never exported, so the log and its file form do not depend on it.
+    """
+
+    __slots__ = ("finished_at",)
+
+    def __init__(self) -> None:
+        self.finished_at: float | None = None
+
+    def finish(self, at: float) -> None:
+        """The reply's last byte went out at `at` (time.monotonic()); the first call counts."""
+        if self.finished_at is None:
+            self.finished_at = at
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request and how the fake answered it: built once, when everything about it is
+    decided (`ScriptedProvider.respond`), and never changed after; its delivery time is
+    kept apart (`Delivery`).
+
+    A frozen slotted dataclass rather than a pydantic model: one is built for every request
+    on the provider's hot path, every value in it is already validated or built there, and
+    the two cost the same to build (about 1.5 µs) without validation.
     Its file form is `ExchangeRecord` (see `WireLog.export`).
     """
 
@@ -86,13 +111,19 @@ class Exchange:
     step: StepRef | None
     status: int
     arrived_at: float  # time.monotonic() at arrival
-    finished_at: float | None = None  # when the reply was fully sent
-    findings: list[Finding] = field(default_factory=list)
+    findings: tuple[Finding, ...] = ()
     aborted: str | None = None  # why the request never arrived whole (no step was used)
+    delivery: Delivery = field(default_factory=Delivery, compare=False, repr=False)
+
+    @property
+    def finished_at(self) -> float | None:
+        """When the reply was fully sent (None until then, and for a reply never sent)."""
+        return self.delivery.finished_at
 
     @property
     def duration(self) -> float | None:
-        return None if self.finished_at is None else self.finished_at - self.arrived_at
+        finished = self.delivery.finished_at
+        return None if finished is None else finished - self.arrived_at
 
 
 def record_headers(headers: Iterable[tuple[str, str]], redactor: Redactor) -> dict[str, str]:

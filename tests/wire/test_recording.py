@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from typing import Any
 
 import httpx
 import pytest
 from pydantic import TypeAdapter
 
-from conformance.wire import InProcess, LoopbackServer, ScriptedProvider, text, tool_call
+from conformance.wire import Hold, InProcess, LoopbackServer, ScriptedProvider, text, tool_call
 from conformance.wire.wirelog import ExchangeRecord
 from tests.conftest import API_KEY
 from tests.wire.clients import anthropic_client, openai_client
@@ -138,3 +140,25 @@ async def test_volatile_values_are_numbered_so_equality_survives() -> None:
         )
     exported = provider.wire.export_data()[0]["body"]["messages"][0]["content"]
     assert exported == "a=<uuid-1> b=<uuid-2> again=<uuid-1> run=<hex-1> at http://[::1]:<port>/v1"
+
+
+async def test_a_recorded_exchange_never_changes_and_its_delivery_is_kept_apart(
+    provider: ScriptedProvider,
+) -> None:
+    hold = Hold(then=text("late"), label="parked")
+    provider.script([hold])
+    client = openai_client(provider)
+    call = asyncio.create_task(
+        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
+    )
+    await hold.arrived()
+    (exchange,) = provider.wire.exchanges  # recorded at arrival, complete but for delivery
+    assert (exchange.status, exchange.step and exchange.step.label) == (200, "parked")
+    assert exchange.finished_at is None and exchange.duration is None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        exchange.status = 500  # type: ignore[misc]
+    before = provider.wire.export()
+    hold.release()
+    await call
+    assert exchange.finished_at is not None and exchange.duration is not None
+    assert provider.wire.exchanges[0] is exchange and provider.wire.export() == before
