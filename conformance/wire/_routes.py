@@ -75,6 +75,7 @@ class Resolved:
     path: str = ""  # PROVIDER: the target without the prefix; otherwise normalized
     label: str | None = None  # HOLD, HOLD_RELEASE: the hold's label
     control: bool = False  # answered by the server in its own `{"error": ...}` shape
+    allow: str = ""  # METHOD_NOT_ALLOWED: the path's methods, for the 405's Allow header
 
 
 def normalize(path: str) -> str:
@@ -100,7 +101,7 @@ def _uncached(method: str, path: str) -> Resolved:
     if route is None:
         return Resolved(Endpoint.NOT_FOUND, path=path)
     endpoint = route.methods.get(method, Endpoint.METHOD_NOT_ALLOWED)
-    return Resolved(endpoint, route.codec, path)
+    return Resolved(endpoint, route.codec, path, allow=_allow(route, endpoint))
 
 
 _resolve = lru_cache(maxsize=512)(_uncached)
@@ -127,6 +128,11 @@ def resolve_server(method: str, target: str, prefix: str) -> Resolved:
     return Resolved(Endpoint.PROVIDER, path=target[len(prefix) :] or "/")
 
 
+def _allow(route: Route, endpoint: Endpoint) -> str:
+    """A 405 must say what the path does allow (RFC 9110, 15.5.6)."""
+    return ", ".join(route.methods) if endpoint is Endpoint.METHOD_NOT_ALLOWED else ""
+
+
 def _resolve_control(method: str, target: str) -> Resolved:
     parts = target.split("?", 1)[0].strip("/").split("/")
     for pattern, route in _CONTROL_PARTS:
@@ -135,7 +141,7 @@ def _resolve_control(method: str, target: str) -> Resolved:
         if all(want in (got, "{label}") for want, got in zip(pattern, parts, strict=True)):
             label = parts[pattern.index("{label}")] if "{label}" in pattern else None
             endpoint = route.methods.get(method, Endpoint.METHOD_NOT_ALLOWED)
-            return Resolved(endpoint, label=label, control=True)
+            return Resolved(endpoint, label=label, control=True, allow=_allow(route, endpoint))
     return Resolved(Endpoint.NOT_FOUND, control=True)
 
 

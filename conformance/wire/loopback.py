@@ -266,7 +266,10 @@ async def _control(provider: ScriptedProvider, method: str, path: str, route: Re
         return json_plan(200, {"arrived": hold.has_arrived, "released": hold.is_released})
     message = provider.redactor.scrub_text(f"no control endpoint {method} {path[:200]}")
     status = 405 if endpoint is Endpoint.METHOD_NOT_ALLOWED else 404
-    return json_plan(status, {"error": message})
+    plan = json_plan(status, {"error": message})
+    if route.allow:
+        plan.headers.append(("allow", route.allow))
+    return plan
 
 
 def bind_loopback(host: str = "127.0.0.1", port: int = 0) -> socket.socket:

@@ -361,7 +361,7 @@ class ScriptedProvider:
         if endpoint is not Endpoint.DIALECT or codec is None:
             message = f"turnlaw: no endpoint {asked[0]} {asked[1]}; served: {routes.SERVED}"
             status = 405 if endpoint is Endpoint.METHOD_NOT_ALLOWED else 404
-            return _Refusal("unknown_endpoint", message, status)
+            return _Refusal("unknown_endpoint", message, status, route.allow)
         redactor = self.redactor
         try:
             body = strict_json.loads(raw.body)
@@ -452,6 +452,8 @@ class ScriptedProvider:
         draft.problems.append((refusal.kind, message))
         body = codec.render_error(refusal.status, message) if codec else _generic_error(message)
         plan = json_plan(refusal.status, body)
+        if refusal.allow:
+            plan.headers.append(("allow", refusal.allow))
         if refusal.status == 413:  # the rest of the body may still be coming: drop it
             plan.headers.append(("connection", "close"))
         return plan
@@ -479,6 +481,7 @@ class _Refusal:
     kind: FindingKind
     message: str
     status: int
+    allow: str = ""  # a 405's Allow header
 
 
 def _describe_abort(cut: BodyCut) -> str:

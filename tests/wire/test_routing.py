@@ -3,7 +3,8 @@
 Driven straight through the ASGI app (no socket), one fresh provider per case, so each row
 pins one status and one body. The rows were first run against the code before the routing
 table (`conformance.wire._routes`) existed, to pin what it answered; the rows marked
-`CHANGED` are the 404s that became 405s because the path is served with another method.
+`CHANGED` are the 404s that became 405s because the path is served with another method
+(each 405 now carries an `Allow` header, which the 405s before the table lacked).
 """
 
 from __future__ import annotations
@@ -188,6 +189,10 @@ def test_every_route_and_every_miss(case: Case) -> None:
     assert status == case.status, body
     assert headers["content-type"] == "application/json"
     assert case.says in body.decode(), body
+    if status == 405:  # RFC 9110: a 405 names the methods the path does serve
+        assert headers["allow"] and case.method not in headers["allow"].split(", ")
+    else:
+        assert "allow" not in headers
     recorded = [(e.method, e.path, e.status) for e in provider.wire]
     if case.recorded:
         path = case.path.split("?")[0].removeprefix("/turnlaw/2") or "/"
