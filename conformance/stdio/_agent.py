@@ -46,7 +46,8 @@ def _method(op: Op) -> Callable[..., Awaitable[Any]]:
     async def call(self: StdioAgent, *args: Any, **kwargs: Any) -> Any:
         return await self.request(op, args, kwargs)
 
-    call.__name__ = call.__qualname__ = op.name
+    call.__name__ = op.name
+    call.__qualname__ = f"StdioAgent.{op.name}"
     call.__doc__ = op.doc
     return call
 
