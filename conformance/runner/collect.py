@@ -22,10 +22,9 @@ from pydantic import BaseModel
 
 from .. import __version__
 from ..adapter import Implementation
+from ..errors import AdapterTimeout
 from ..registry import Level, load_laws
-from ..stdio.errors import AdapterTimeout as ReplyTimeout
 from .expectations import Expectation, ExpectationsError, load_expectations
-from .guard import AdapterTimeout
 from .outcomes import Outcome, TestRecord, blamed_law, classify
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
 from .verdict import law_outcomes, manifest_problems, red_reasons
@@ -121,7 +120,7 @@ class Collector:
         is_assertion = excinfo is not None and excinfo.errisinstance(
             (AssertionError, pytest.fail.Exception)
         )
-        timed_out = excinfo is not None and excinfo.errisinstance((AdapterTimeout, ReplyTimeout))
+        timed_out = excinfo is not None and excinfo.errisinstance(AdapterTimeout)
         outcome = classify(
             report.when,
             report.failed,

@@ -20,18 +20,19 @@ that is left to the law's test to FAIL.
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import Awaitable
-from typing import Any, Literal, Protocol, TypeVar, runtime_checkable
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from ..adapter import (
+    AGENT,
     AgentSpec,
     AgentUnderTest,
     Capability,
-    IdentityReport,
     Implementation,
-    RunOutcome,
+    Op,
+    unserializable,
 )
+from ..errors import AdapterContractError, AdapterTimeout, DeclaredButMissing
 
 T = TypeVar("T")
 
@@ -43,52 +44,6 @@ class OwnsCallDeadline(Protocol):
     guard then sets no deadline of its own."""
 
     owns_call_deadline: Literal[True]
-
-
-class AdapterTimeout(TimeoutError):
-    """An adapter call did not return within its deadline."""
-
-
-class AdapterContractError(TypeError):
-    """An adapter returned something the protocol does not allow, at a named field."""
-
-    def __init__(self, where: str, problem: str) -> None:
-        super().__init__(f"{where}: {problem} (see conformance.adapter for the protocol)")
-        self.where = where
-        self.problem = problem
-
-
-class DeclaredButMissing(AssertionError):
-    """A call the implementation's declared capabilities promise raised NotImplementedError."""
-
-
-def unserializable(value: Any, path: str) -> str | None:
-    """Where `value` cannot be written as JSON (the first such place, by its path), or
-    None when it can."""
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        return f"{_first_bad(value, path) or path} is not JSON-serializable ({error})"
-    return None
-
-
-def _first_bad(value: Any, path: str) -> str | None:
-    if value is None or isinstance(value, str | bool | int):
-        return None
-    if isinstance(value, float):
-        return None if value == value and value not in (float("inf"), float("-inf")) else path
-    if isinstance(value, list | tuple):
-        return next(
-            (bad for i, v in enumerate(value) if (bad := _first_bad(v, f"{path}[{i}]"))), None
-        )
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if not isinstance(key, str | int | float | bool) and key is not None:
-                return f"{path} (key {key!r})"
-            if bad := _first_bad(inner, f"{path}[{key!r}]"):
-                return bad
-        return None
-    return f"{path} (a {type(value).__module__}.{type(value).__qualname__})"
 
 
 async def within_deadline(
@@ -114,7 +69,11 @@ async def within_deadline(
 
 
 class GuardedAgent:
-    """An `AgentUnderTest` that enforces deadlines and the protocol's return types."""
+    """An `AgentUnderTest` that enforces deadlines and the protocol's return types.
+
+    Its methods are derived from the op table (conformance.adapter.AGENT): each awaits
+    the adapter's own method under the deadline, then checks what came back against the
+    op's result type (`Op.result_problem`)."""
 
     def __init__(
         self, inner: AgentUnderTest, timeout: float | None, declared: frozenset[str]
@@ -123,63 +82,29 @@ class GuardedAgent:
         self._timeout = timeout
         self._declared = declared
 
-    async def _call(self, name: str, call: Awaitable[T]) -> T:
-        return await within_deadline(name, call, self._timeout, self._declared)
+    async def call(self, op: Op, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        method = getattr(self._inner, op.name)
+        value = await within_deadline(
+            op.name, method(*args, **kwargs), self._timeout, self._declared
+        )
+        problem = op.result_problem(value)
+        if problem is not None:
+            raise AdapterContractError(*problem)
+        return None if op.returns is None else value  # close: its result is ignored
 
-    async def _outcome(self, name: str, call: Awaitable[RunOutcome]) -> RunOutcome:
-        outcome = await self._call(name, call)
-        if not isinstance(outcome, RunOutcome):
-            raise AdapterContractError(
-                f"{name}()", f"returned a {type(outcome).__qualname__}, not a RunOutcome"
-            )
-        problem = unserializable(outcome.checkpoint, f"{name}().checkpoint")
-        if problem:
-            raise AdapterContractError(f"{name}().checkpoint", problem)
-        return outcome
 
-    async def run(self, message: str, **options: Any) -> RunOutcome:
-        return await self._outcome("run", self._inner.run(message, **options))
+def _guarded(op: Op) -> Callable[..., Awaitable[Any]]:
+    async def call(self: GuardedAgent, *args: Any, **kwargs: Any) -> Any:
+        return await self.call(op, args, kwargs)
 
-    async def follow_up(self, message: str) -> RunOutcome:
-        return await self._outcome("follow_up", self._inner.follow_up(message))
+    call.__name__ = op.name
+    call.__qualname__ = f"GuardedAgent.{op.name}"
+    call.__doc__ = op.doc
+    return call
 
-    async def resume(self, checkpoint: Any, decision: str) -> RunOutcome:
-        return await self._outcome("resume", self._inner.resume(checkpoint, decision))
 
-    async def checkpoint(self) -> Any:
-        value = await self._call("checkpoint", self._inner.checkpoint())
-        problem = unserializable(value, "checkpoint()")
-        if problem:
-            raise AdapterContractError("checkpoint()", problem)
-        return value
-
-    async def abandon_pause(self) -> dict[str, str] | None:
-        dropped = await self._call("abandon_pause", self._inner.abandon_pause())
-        if dropped is not None and not isinstance(dropped, dict):
-            raise AdapterContractError(
-                "abandon_pause()", f"returned a {type(dropped).__qualname__}, not a dict or None"
-            )
-        return dropped
-
-    async def can_explain(self) -> bool:
-        answer = await self._call("can_explain", self._inner.can_explain())
-        if not isinstance(answer, bool):
-            raise AdapterContractError(
-                "can_explain()", f"returned a {type(answer).__qualname__}, not a bool"
-            )
-        return answer
-
-    async def last_identity(self) -> IdentityReport | None:
-        report = await self._call("last_identity", self._inner.last_identity())
-        if report is not None and not isinstance(report, IdentityReport):
-            raise AdapterContractError(
-                "last_identity()",
-                f"returned a {type(report).__qualname__}, not an IdentityReport or None",
-            )
-        return report
-
-    async def close(self) -> None:
-        await self._call("close", self._inner.close())
+for _op in AGENT.instance_ops():
+    setattr(GuardedAgent, _op.name, _guarded(_op))
 
 
 class GuardedImplementation:
@@ -197,14 +122,15 @@ class GuardedImplementation:
     async def create_agent(self, spec: AgentSpec) -> AgentUnderTest:
         declared = frozenset(str(c) for c in self.capabilities)
         agent = await within_deadline(
-            "create_agent", self.inner.create_agent(spec), self.timeout, declared
+            AGENT.create.name, self.inner.create_agent(spec), self.timeout, declared
         )
         if not isinstance(agent, AgentUnderTest):
             raise AdapterContractError(
                 "create_agent()",
                 f"returned a {type(agent).__qualname__}, which lacks the AgentUnderTest methods",
             )
-        return GuardedAgent(agent, self.timeout, declared)
+        # its methods come from the op table, which a test holds to the Protocol
+        return cast(AgentUnderTest, GuardedAgent(agent, self.timeout, declared))
 
 
 __all__ = [
@@ -214,5 +140,6 @@ __all__ = [
     "GuardedAgent",
     "GuardedImplementation",
     "OwnsCallDeadline",
+    "unserializable",
     "within_deadline",
 ]

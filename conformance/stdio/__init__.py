@@ -4,8 +4,7 @@
 `serve` the adapter's side for Python runtimes. See docs/adapter-protocol.md.
 """
 
-from .connector import ConnectorOptions, StdioAgent, StdioImplementation, start_command
-from .errors import (
+from ..errors import (
     AdapterCrashed,
     AdapterFailure,
     AdapterGaveUp,
@@ -14,6 +13,7 @@ from .errors import (
     AdapterStopped,
     AdapterTimeout,
 )
+from .connector import ConnectorOptions, StdioAgent, StdioImplementation, start_command
 from .protocol import PROTOCOL_VERSION
 
 __all__ = [

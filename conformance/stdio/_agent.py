@@ -1,85 +1,56 @@
-"""One agent of a `cmd:` adapter, as the laws see it: each call is one request."""
+"""One agent of a `cmd:` adapter, as the laws see it: each call is one request.
+
+The methods are derived from the agent surface's op table (conformance.adapter.AGENT):
+a call binds its arguments to the op's parameters, as Python would bind them to the
+Protocol's method, and sends them as that op's request. Only `close` is the connector's
+own: it also forgets the agent, and says nothing to an adapter that is gone.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, cast
 
-from ..adapter import JSON, IdentityReport, IdentitySpec, RunOutcome
-from .protocol import (
-    AbandonPauseRequest,
-    CanExplainRequest,
-    CheckpointRequest,
-    FollowUpRequest,
-    LastIdentityRequest,
-    ResumeRequest,
-    RunRequest,
-)
+from ..adapter import AGENT, AgentUnderTest, Op
+from .protocol import agent_request
 
 if TYPE_CHECKING:
     from .connector import StdioImplementation
 
 
 class StdioAgent:
-    """conformance.adapter.AgentUnderTest, one request per call."""
+    """conformance.adapter.AgentUnderTest, one request per call (see `open`)."""
 
     def __init__(self, implementation: StdioImplementation, handle: str) -> None:
         self._impl = implementation
         self.handle = handle
 
-    async def run(
-        self,
-        message: str,
-        *,
-        continue_from: JSON | None = None,
-        identity: IdentitySpec | None = None,
-        session_id: str | None = None,
-    ) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: RunRequest(
-                seq=seq,
-                agent=self.handle,
-                message=message,
-                continue_from=continue_from,
-                identity=identity,
-                session_id=session_id,
-            )
+    @classmethod
+    def open(cls, implementation: StdioImplementation, handle: str) -> AgentUnderTest:
+        """The agent `handle`, typed as what it is: its methods come from the op table,
+        which a test holds to the Protocol, so a type checker cannot see them itself."""
+        return cast(AgentUnderTest, cls(implementation, handle))
+
+    async def request(self, op: Op, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Send `op` with these arguments and return its result."""
+        params = op.bind(args, kwargs)
+        return await self._impl.call(
+            lambda seq: agent_request(op.op, seq=seq, agent=self.handle, **params)
         )
-        return outcome
-
-    async def follow_up(self, message: str) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: FollowUpRequest(seq=seq, agent=self.handle, message=message)
-        )
-        return outcome
-
-    async def checkpoint(self) -> JSON:
-        return await self._impl.call(lambda seq: CheckpointRequest(seq=seq, agent=self.handle))
-
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
-        outcome: RunOutcome = await self._impl.call(
-            lambda seq: ResumeRequest(
-                seq=seq, agent=self.handle, checkpoint=checkpoint, decision=decision
-            )
-        )
-        return outcome
-
-    async def abandon_pause(self) -> dict[str, str] | None:
-        dropped = await self._impl.call(lambda seq: AbandonPauseRequest(seq=seq, agent=self.handle))
-        if dropped is None or isinstance(dropped, dict):
-            return dropped
-        return {str(k): str(v) for k, v in dropped.model_dump().items()}
-
-    async def can_explain(self) -> bool:
-        answer: bool = await self._impl.call(
-            lambda seq: CanExplainRequest(seq=seq, agent=self.handle)
-        )
-        return answer
-
-    async def last_identity(self) -> IdentityReport | None:
-        report: IdentityReport | None = await self._impl.call(
-            lambda seq: LastIdentityRequest(seq=seq, agent=self.handle)
-        )
-        return report
 
     async def close(self) -> None:
         await self._impl.close_agent(self.handle)
+
+
+def _method(op: Op) -> Callable[..., Awaitable[Any]]:
+    async def call(self: StdioAgent, *args: Any, **kwargs: Any) -> Any:
+        return await self.request(op, args, kwargs)
+
+    call.__name__ = op.name
+    call.__qualname__ = f"StdioAgent.{op.name}"
+    call.__doc__ = op.doc
+    return call
+
+
+for _op in AGENT.methods:
+    setattr(StdioAgent, _op.name, _method(_op))

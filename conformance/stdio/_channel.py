@@ -21,10 +21,10 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from ..adapter import Refused
+from ..errors import AdapterCrashed, AdapterFailure, AdapterProtocolError, AdapterReportedError
 from ._process import MAX_LINE, AdapterProcess
 from ._reply_line import UnreadableReply, clip, read_reply, read_result, summary
 from ._stderr import StderrTail
-from .errors import AdapterCrashed, AdapterFailure, AdapterProtocolError, AdapterReportedError
 from .protocol import REQUESTS, OkReply, RefusedReply, Reply
 
 _EXIT_AFTER_EOF = 1.0

@@ -27,14 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapter import AgentSpec, Capability, Refused
-from ..wire.ir import Dialect
-from ._agent import StdioAgent
-from ._channel import Channel, open_channel, outcome_of
-from ._process import MAX_LINE
-from ._reply_line import UnreadableReply, read_reply
-from ._stderr import StderrTail
-from .errors import (
+from ..adapter import AgentSpec, AgentUnderTest, Capability, Refused
+from ..errors import (
     AdapterCrashed,
     AdapterFailure,
     AdapterGaveUp,
@@ -42,15 +36,20 @@ from .errors import (
     AdapterReportedError,
     AdapterStopped,
     AdapterTimeout,
-    CommandSpecError,
 )
+from ..wire.ir import Dialect
+from ._agent import StdioAgent
+from ._channel import Channel, open_channel, outcome_of
+from ._process import MAX_LINE
+from ._reply_line import UnreadableReply, read_reply
+from ._stderr import StderrTail
+from .errors import CommandSpecError
 from .protocol import (
-    AgentCloseRequest,
-    AgentCreateRequest,
     ImplementationInfo,
     StartRequest,
     StartResult,
     StopRequest,
+    agent_request,
 )
 
 REPLY_TIMEOUT = 30.0
@@ -148,7 +147,7 @@ class StdioImplementation:
             if not isinstance(started, StartResult):
                 raise AdapterProtocolError(f"start answered {started!r}, not an implementation")
             for handle, spec in self._open.items():
-                create = AgentCreateRequest(seq=next(self._seq), agent=handle, spec=spec)
+                create = agent_request("agent.create", seq=next(self._seq), agent=handle, spec=spec)
                 self._wait(channel, create, self.options.reply_timeout)
         except BaseException:
             channel.process.kill()  # it answered, wrongly: it must not wait on, or be used
@@ -282,15 +281,17 @@ class StdioImplementation:
 
     # --- Implementation ----------------------------------------------------------------
 
-    async def create_agent(self, spec: AgentSpec) -> StdioAgent:
+    async def create_agent(self, spec: AgentSpec) -> AgentUnderTest:
         handle = f"a{next(self._handles)}"
         self._open[handle] = spec
         try:
-            await self.call(lambda seq: AgentCreateRequest(seq=seq, agent=handle, spec=spec))
+            await self.call(
+                lambda seq: agent_request("agent.create", seq=seq, agent=handle, spec=spec)
+            )
         except BaseException:
             self._open.pop(handle, None)
             raise
-        return StdioAgent(self, handle)
+        return StdioAgent.open(self, handle)
 
     async def close_agent(self, handle: str) -> None:
         if self._open.pop(handle, None) is None:
@@ -298,7 +299,7 @@ class StdioImplementation:
         channel = self._channel
         if channel is None or not channel.healthy:
             return  # its process is gone, and the agent with it: nothing to close
-        await self.call(lambda seq: AgentCloseRequest(seq=seq, agent=handle))
+        await self.call(lambda seq: agent_request("agent.close", seq=seq, agent=handle))
 
 
 def start_command(spec: str, options: ConnectorOptions | None = None) -> StdioImplementation:

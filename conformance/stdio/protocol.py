@@ -14,27 +14,27 @@ protocol v1 or is refused, whatever mode the connector runs in.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    StrictBool,
     StrictInt,
     TypeAdapter,
+    create_model,
 )
 
 from ..adapter import (
-    JSON,
-    AgentSpec,
+    AGENT,
+    AbandonedPause,
     Capability,
-    IdentityReport,
-    IdentitySpec,
-    PendingReport,
+    Op,
     RefusalKind,
-    RunOutcome,
+    StrictIdentityReport,
+    StrictPending,
+    StrictRunOutcome,
 )
 from ..wire.ir import Dialect
 
@@ -77,69 +77,50 @@ class StartRequest(_Message):
     version: Version = PROTOCOL_VERSION
 
 
-class AgentCreateRequest(_Message):
-    """Build an agent from `spec` (the fake's base URL, key and dialect included); later
-    requests name it by `agent`."""
+class AgentRequest(_Message):
+    """A request of the agent surface (conformance.adapter.AGENT), one model per op
+    derived from its table entry: its `op`, `seq`, the `agent` it names, then the op's
+    parameters in order."""
 
-    op: Literal["agent.create"] = "agent.create"
-    seq: Seq
-    agent: AgentHandle
-    spec: AgentSpec
-
-
-class RunRequest(_Message):
-    op: Literal["run"] = "run"
-    seq: Seq
-    agent: AgentHandle
-    message: str
-    continue_from: JSON = None
-    identity: IdentitySpec | None = None
-    session_id: str | None = None
-
-
-class FollowUpRequest(_Message):
-    op: Literal["follow_up"] = "follow_up"
-    seq: Seq
-    agent: AgentHandle
-    message: str
-
-
-class CheckpointRequest(_Message):
-    op: Literal["checkpoint"] = "checkpoint"
+    op: str
     seq: Seq
     agent: AgentHandle
 
 
-class ResumeRequest(_Message):
-    op: Literal["resume"] = "resume"
-    seq: Seq
-    agent: AgentHandle
-    checkpoint: JSON
-    decision: str
+def _request_model(op: Op) -> type[AgentRequest]:
+    name = "".join(part.title() for part in op.op.replace(".", "_").split("_")) + "Request"
+    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in op.fields.items()}
+    literal: Any = Literal.__getitem__(op.op)
+    model: type[AgentRequest] = create_model(
+        name,
+        __base__=AgentRequest,
+        __module__=__name__,
+        __doc__=op.describe() or None,
+        op=(literal, op.op),
+        **fields,
+    )
+    model.__qualname__ = name
+    return model
 
 
-class AbandonPauseRequest(_Message):
-    op: Literal["abandon_pause"] = "abandon_pause"
-    seq: Seq
-    agent: AgentHandle
+AGENT_REQUESTS: dict[str, type[AgentRequest]] = {op.op: _request_model(op) for op in AGENT.ops()}
+"""The request model of each agent op, by its `op` string."""
 
 
-class CanExplainRequest(_Message):
-    op: Literal["can_explain"] = "can_explain"
-    seq: Seq
-    agent: AgentHandle
+def agent_request(op: str, **fields: Any) -> AgentRequest:
+    """The request for agent op `op` (its stdio `op` string), built from its fields."""
+    return AGENT_REQUESTS[op].model_validate({"op": op, **fields})
 
 
-class LastIdentityRequest(_Message):
-    op: Literal["last_identity"] = "last_identity"
-    seq: Seq
-    agent: AgentHandle
-
-
-class AgentCloseRequest(_Message):
-    op: Literal["agent.close"] = "agent.close"
-    seq: Seq
-    agent: AgentHandle
+AgentCreateRequest = AGENT_REQUESTS["agent.create"]
+RunRequest = AGENT_REQUESTS["run"]
+FollowUpRequest = AGENT_REQUESTS["follow_up"]
+CheckpointRequest = AGENT_REQUESTS["checkpoint"]
+ResumeRequest = AGENT_REQUESTS["resume"]
+AbandonPauseRequest = AGENT_REQUESTS["abandon_pause"]
+CanExplainRequest = AGENT_REQUESTS["can_explain"]
+LastIdentityRequest = AGENT_REQUESTS["last_identity"]
+AgentCloseRequest = AGENT_REQUESTS["agent.close"]
 
 
 class StopRequest(_Message):
@@ -149,20 +130,13 @@ class StopRequest(_Message):
     seq: Seq
 
 
-Request = Annotated[
-    StartRequest
-    | AgentCreateRequest
-    | RunRequest
-    | FollowUpRequest
-    | CheckpointRequest
-    | ResumeRequest
-    | AbandonPauseRequest
-    | CanExplainRequest
-    | LastIdentityRequest
-    | AgentCloseRequest
-    | StopRequest,
-    Field(discriminator="op"),
-]
+if TYPE_CHECKING:
+    Request = StartRequest | AgentRequest | StopRequest
+else:
+    Request = Annotated[
+        Union[(StartRequest, *AGENT_REQUESTS.values(), StopRequest)],
+        Field(discriminator="op"),
+    ]
 REQUESTS: TypeAdapter[Request] = TypeAdapter(Request)
 
 
@@ -224,41 +198,9 @@ class StartResult(_Message):
     )
 
 
-class StrictPending(PendingReport):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class StrictRunOutcome(RunOutcome):
-    """RunOutcome as it crosses the boundary: nothing unknown allowed."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    paused: StrictPending | None = None
-
-
-class StrictIdentityReport(IdentityReport):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class AbandonedPause(_Message):
-    """What abandon_pause dropped."""
-
-    tool_name: str
-    tool_call_id: str
-    question: str
-
-
 RESULTS: dict[str, TypeAdapter[Any]] = {
     "start": TypeAdapter(StartResult),
-    "agent.create": TypeAdapter(None),
-    "run": TypeAdapter(StrictRunOutcome),
-    "follow_up": TypeAdapter(StrictRunOutcome),
-    "checkpoint": TypeAdapter(JSON),
-    "resume": TypeAdapter(StrictRunOutcome),
-    "abandon_pause": TypeAdapter(AbandonedPause | None),
-    "can_explain": TypeAdapter(StrictBool),
-    "last_identity": TypeAdapter(StrictIdentityReport | None),
-    "agent.close": TypeAdapter(None),
+    **{op.op: op.strict_results() for op in AGENT.ops()},
     "stop": TypeAdapter(None),
 }
 """The `result` of an ok reply, by the op of its request."""
@@ -289,3 +231,41 @@ def adapter_schema() -> dict[str, Any]:
         "$defs": {**defs, "request": request, "reply": reply},
         "results": results,
     }
+
+
+__all__ = [
+    "AGENT_REQUESTS",
+    "MAX_SEQ",
+    "PROTOCOL_VERSION",
+    "REPLIES",
+    "REQUESTS",
+    "RESULTS",
+    "AbandonPauseRequest",
+    "AbandonedPause",
+    "AgentCloseRequest",
+    "AgentCreateRequest",
+    "AgentHandle",
+    "AgentRequest",
+    "CanExplainRequest",
+    "CheckpointRequest",
+    "ErrorReply",
+    "FollowUpRequest",
+    "ImplementationInfo",
+    "LastIdentityRequest",
+    "OkReply",
+    "RefusedReply",
+    "Reply",
+    "Request",
+    "ResumeRequest",
+    "RunRequest",
+    "Seq",
+    "StartRequest",
+    "StartResult",
+    "StopRequest",
+    "StrictIdentityReport",
+    "StrictPending",
+    "StrictRunOutcome",
+    "Version",
+    "adapter_schema",
+    "agent_request",
+]

@@ -164,7 +164,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         written = implementation.stderr.since(item.stash[_STDERR_MARK])
         if written:
             report.sections.append(("adapter stderr (during this test)", written))
-    failure = _adapter_failure(call)
+    failure = _adapter_failure(call) if implementation is not None else None
     if report.failed and failure is not None:
         message = f"{failure.label}: {type(failure).__name__}: {failure}"
         if len(message) > MESSAGE_LIMIT:  # keep the label and the stderr tail's end
@@ -176,14 +176,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _adapter_failure(call: pytest.CallInfo[None]) -> AdapterFailure | None:
-    """The AdapterFailure behind a failed call, also as a cause or in a group (not a mere
-    context: an assertion raised while handling a crash is still a judgment)."""
+    """The labelled AdapterFailure (a process failure) behind a failed call, also as a
+    cause or in a group (not a mere context: an assertion raised while handling a crash
+    is still a judgment)."""
     if call.excinfo is None:
         return None
     seen: list[BaseException] = [call.excinfo.value]
     while seen:
         error = seen.pop()
-        if isinstance(error, AdapterFailure):
+        if isinstance(error, AdapterFailure) and error.label is not None:
             return error
         if isinstance(error, BaseExceptionGroup):
             seen.extend(error.exceptions)

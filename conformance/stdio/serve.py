@@ -20,20 +20,17 @@ from typing import IO, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from ..adapter import AgentUnderTest, Implementation, Refused
+from ..adapter import AGENT, AgentUnderTest, Implementation, Refused
 from ..wire.ir import Dialect
 from ._reply_line import summary
 from .protocol import (
     PROTOCOL_VERSION,
     REQUESTS,
-    AgentCloseRequest,
-    AgentCreateRequest,
     ErrorReply,
     ImplementationInfo,
     OkReply,
     RefusedReply,
     Request,
-    RunRequest,
     Seq,
     StartRequest,
     StartResult,
@@ -101,38 +98,19 @@ class _Server:
                 await agent.close()
             self.agents.clear()
             return None
-        if isinstance(request, AgentCreateRequest):
-            self.agents[request.agent] = await self.implementation.create_agent(request.spec)
+        op = AGENT.by_op[request.op]
+        args, kwargs = op.call_args({name: getattr(request, name) for name in op.fields})
+        if op is AGENT.create:
+            create = getattr(self.implementation, op.name)
+            self.agents[request.agent] = await create(*args, **kwargs)
             return None
         found = self.agents.get(request.agent)
         if found is None:
             raise LookupError(f"no open agent {request.agent!r}: create it with agent.create")
-        agent = found
-        if isinstance(request, AgentCloseRequest):
+        if op is AGENT.close:
             del self.agents[request.agent]
-            await agent.close()
-            return None
-        if isinstance(request, RunRequest):
-            return await agent.run(
-                request.message,
-                continue_from=request.continue_from,
-                identity=request.identity,
-                session_id=request.session_id,
-            )
-        match request.op:
-            case "follow_up":
-                return await agent.follow_up(request.message)
-            case "checkpoint":
-                return await agent.checkpoint()
-            case "resume":
-                return await agent.resume(request.checkpoint, request.decision)
-            case "abandon_pause":
-                return await agent.abandon_pause()
-            case "can_explain":
-                return await agent.can_explain()
-            case "last_identity":
-                return await agent.last_identity()
-        raise NotImplementedError(request.op)  # pragma: no cover - the union is exhaustive
+        result = await getattr(found, op.name)(*args, **kwargs)
+        return None if op.reply is None else result  # a reply that carries nothing
 
 
 def _plain(result: Any) -> Any:

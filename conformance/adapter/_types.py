@@ -1,19 +1,14 @@
-"""The adapter protocol: how the suite drives a runtime it has never seen.
-
-An adapter translates; it never repairs. It maps the suite's calls onto the runtime's
-own API and reports what the runtime did: its answers, its checkpoints (as plain JSON),
-and its refusals, mapped to the suite's own kinds. The suite judges the wire, so an
-adapter that papered over a runtime's mistake would only be caught lying there.
-"""
+"""The values that cross the adapter protocol: what the suite sends, what comes back."""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
-from .wire.ir import Dialect
+from ..wire.ir import Dialect
 
 JSON = Any
 """A checkpoint as plain JSON data (what `json.loads` returns)."""
@@ -127,43 +122,30 @@ class IdentityReport(BaseModel):
     source: Literal["explicit", "carried", "session", "run"]
 
 
-@runtime_checkable
-class AgentUnderTest(Protocol):
-    async def run(
-        self,
-        message: str,
-        *,
-        continue_from: JSON | None = None,
-        identity: IdentitySpec | None = None,
-        session_id: str | None = None,
-    ) -> RunOutcome: ...
-
-    async def follow_up(self, message: str) -> RunOutcome: ...
-
-    async def checkpoint(self) -> JSON: ...
-
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome: ...
-
-    async def abandon_pause(self) -> dict[str, str] | None: ...
-
-    async def can_explain(self) -> bool: ...
-
-    async def last_identity(self) -> IdentityReport | None: ...
-
-    async def close(self) -> None: ...
+# --- as results cross a process boundary: nothing unknown allowed ------------------
 
 
-@runtime_checkable
-class Implementation(Protocol):
-    """An agent runtime under test: its name, what it declares, how to build an agent.
+class StrictPending(PendingReport):
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    Optional attributes: `dialects` (default: Chat Completions only); `version`, the
-    release under test, and `notes`, what a reader of its results must know (a setting
-    the adapter turned on, say), which the results header records for the conformance
-    matrix; `trace_tool`, the name of the tool a self-explain agent offers its model to
-    read the trace (required with `self_explain`: the suite has the model call it)."""
 
-    name: str
-    capabilities: frozenset[Capability]
+class StrictRunOutcome(RunOutcome):
+    """RunOutcome as it crosses the boundary: nothing unknown allowed."""
 
-    async def create_agent(self, spec: AgentSpec) -> AgentUnderTest: ...
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    paused: StrictPending | None = None
+
+
+class StrictIdentityReport(IdentityReport):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AbandonedPause(TypedDict):
+    """What abandon_pause dropped."""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[misc]
+
+    tool_name: str
+    tool_call_id: str
+    question: str

@@ -1,0 +1,54 @@
+"""The adapter protocol as Python classes: what an adapter implements.
+
+Written by hand, for type checkers and `isinstance`; the op table
+(`conformance.adapter.AGENT`) is the definition everything else derives from, and a
+test holds these signatures to it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from ._types import JSON, AgentSpec, Capability, IdentityReport, IdentitySpec, RunOutcome
+
+
+@runtime_checkable
+class AgentUnderTest(Protocol):
+    async def run(
+        self,
+        message: str,
+        *,
+        continue_from: JSON | None = None,
+        identity: IdentitySpec | None = None,
+        session_id: str | None = None,
+    ) -> RunOutcome: ...
+
+    async def follow_up(self, message: str) -> RunOutcome: ...
+
+    async def checkpoint(self) -> JSON: ...
+
+    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome: ...
+
+    async def abandon_pause(self) -> dict[str, str] | None: ...
+
+    async def can_explain(self) -> bool: ...
+
+    async def last_identity(self) -> IdentityReport | None: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class Implementation(Protocol):
+    """An agent runtime under test: its name, what it declares, how to build an agent.
+
+    Optional attributes: `dialects` (default: Chat Completions only); `version`, the
+    release under test, and `notes`, what a reader of its results must know (a setting
+    the adapter turned on, say), which the results header records for the conformance
+    matrix; `trace_tool`, the name of the tool a self-explain agent offers its model to
+    read the trace (required with `self_explain`: the suite has the model call it)."""
+
+    name: str
+    capabilities: frozenset[Capability]
+
+    async def create_agent(self, spec: AgentSpec) -> AgentUnderTest: ...

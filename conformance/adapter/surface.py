@@ -1,0 +1,224 @@
+"""An op table: one entry per call a surface of the protocol offers, and what follows.
+
+Each `Op` says, once, the call's name, its parameters, the type it answers with, the
+capability it needs and the refusals it may raise. The stdio request models, the JSON
+Schema, the stdio client and server and the runner's guard are all derived from it, so
+adding an op is one entry here plus each runtime's own mapping. A surface (the agent's,
+and later the host's and the session's) is a `Surface`: a table, the instance it opens,
+and the Protocol class written for type checkers, which a test holds to the table.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Union, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter
+from pydantic.fields import FieldInfo
+
+from ._types import Capability, RefusalKind
+
+
+@dataclass(frozen=True)
+class Op:
+    """One call: `name` is the Python method and, unless `stdio_op` says otherwise, the
+    stdio `op`. `params` holds its parameters in order: those without a default are
+    passed positionally, the rest by keyword (as the Protocol writes them). `returns` is
+    the Python result type; `reply` the result as an ok reply carries it, checked as
+    written under --validate-protocol (None: the reply carries nothing)."""
+
+    name: str
+    params: type[BaseModel]
+    returns: Any
+    reply: Any
+    capability: Capability | None = None
+    refusals: frozenset[RefusalKind] = frozenset()
+    doc: str = ""
+    stdio_op: str = ""
+
+    @property
+    def op(self) -> str:
+        """The stdio `op` string."""
+        return self.stdio_op or self.name
+
+    @property
+    def fields(self) -> Mapping[str, FieldInfo]:
+        return self.params.model_fields
+
+    def positional(self) -> tuple[str, ...]:
+        return tuple(n for n, f in self.fields.items() if f.is_required())
+
+    def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """A call's arguments by parameter name (defaults filled in), as Python would
+        bind them to the Protocol's method; TypeError as Python would raise it."""
+        positional = self.positional()
+        if len(args) > len(positional):
+            raise TypeError(f"{self.name}() takes {len(positional)} positional arguments")
+        bound = dict(zip(positional, args, strict=False))
+        for key, value in kwargs.items():
+            if key not in self.fields or key in bound:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument {key!r}")
+            bound[key] = value
+        missing = [n for n in positional if n not in bound]
+        if missing:
+            raise TypeError(f"{self.name}() missing arguments: {', '.join(missing)}")
+        for key, info in self.fields.items():
+            if key not in bound:
+                bound[key] = info.get_default(call_default_factory=True)
+        return bound
+
+    def call_args(self, values: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """Parameter values -> (positional, keyword) arguments for the method."""
+        positional = self.positional()
+        return (
+            tuple(values[n] for n in positional),
+            {n: values[n] for n in self.fields if n not in positional},
+        )
+
+    def describe(self) -> str:
+        """The op's documentation with what the table says of it: for the schema."""
+        parts = [self.doc] if self.doc else []
+        if self.capability is not None:
+            parts.append(f"Needs the {self.capability.value} capability.")
+        if self.refusals:
+            kinds = ", ".join(sorted(kind.value for kind in self.refusals))
+            parts.append(f"May be refused as: {kinds}.")
+        return " ".join(parts)
+
+    # --- the result -----------------------------------------------------------------
+
+    def strict_results(self) -> TypeAdapter[Any]:
+        """An ok reply's result, under --validate-protocol."""
+        return TypeAdapter(self.reply)
+
+    def lenient_results(self) -> TypeAdapter[Any]:
+        """An ok reply's result otherwise: the Python type (unknown fields ignored); a
+        reply that carries nothing is not read at all."""
+        return TypeAdapter(Any if self.reply is None else self.returns)
+
+    def result_problem(self, value: Any) -> tuple[str, str] | None:
+        """Where and how an in-process adapter's return value breaks `returns`, or None.
+
+        The check is the one the guard has always made, now read off the type: the value
+        is of one of the types `returns` names (no coercion: the law sees the adapter's
+        own object), and whatever the type leaves open (`Any`: a checkpoint) can at least
+        be written as JSON. None (close) is not checked: the suite ignores it."""
+        if self.returns is None:
+            return None
+        call = f"{self.name}()"
+        members = _members(self.returns)
+        if members is not None and not any(_is(value, m) for m in members):
+            expected = " or ".join(_named(m) for m in members)
+            return call, f"returned a {type(value).__qualname__}, not {expected}"
+        for where, inner in _open_parts(self.returns, value, call):
+            problem = unserializable(inner, where)
+            if problem:
+                return where, problem
+        return None
+
+
+@dataclass(frozen=True)
+class Surface:
+    """A table of ops on one kind of instance: `create` opens it (a method of the
+    implementation, its result the instance), `methods` are the instance's calls, and
+    `close` (its last method) ends it. Every request names the instance by `handle`."""
+
+    name: str
+    handle: str
+    protocol: type
+    create: Op
+    methods: tuple[Op, ...]
+    close: Op
+    by_op: dict[str, Op] = field(init=False, repr=False, compare=False)
+    """Each op by its stdio `op` string."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_op", {op.op: op for op in self.ops()})
+
+    def ops(self) -> Iterator[Op]:
+        """Every op, in the order of the protocol: create, the methods, close."""
+        yield self.create
+        yield from self.methods
+        yield self.close
+
+    def instance_ops(self) -> tuple[Op, ...]:
+        """The instance's methods, close included: what its Protocol class declares."""
+        return (*self.methods, self.close)
+
+
+def unserializable(value: Any, path: str) -> str | None:
+    """Where `value` cannot be written as JSON (the first such place, by its path), or
+    None when it can."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        return f"{_first_bad(value, path) or path} is not JSON-serializable ({error})"
+    return None
+
+
+def _first_bad(value: Any, path: str) -> str | None:
+    if value is None or isinstance(value, str | bool | int):
+        return None
+    if isinstance(value, float):
+        return None if value == value and value not in (float("inf"), float("-inf")) else path
+    if isinstance(value, list | tuple):
+        return next(
+            (bad for i, v in enumerate(value) if (bad := _first_bad(v, f"{path}[{i}]"))), None
+        )
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if not isinstance(key, str | int | float | bool) and key is not None:
+                return f"{path} (key {key!r})"
+            if bad := _first_bad(inner, f"{path}[{key!r}]"):
+                return bad
+        return None
+    return f"{path} (a {type(value).__module__}.{type(value).__qualname__})"
+
+
+def _bare(tp: Any) -> Any:
+    """`Annotated[T, ...]` -> T."""
+    while get_origin(tp) is typing.Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _members(tp: Any) -> tuple[Any, ...] | None:
+    """The types a value of `tp` may be (None for `Any`: anything)."""
+    tp = _bare(tp)
+    if tp is Any:
+        return None
+    if get_origin(tp) in (Union, types.UnionType):
+        return tuple(_bare(m) for m in get_args(tp))
+    return (tp,)
+
+
+def _is(value: Any, member: Any) -> bool:
+    if member is None or member is type(None):
+        return value is None
+    cls = get_origin(member) or member
+    return isinstance(value, cls)
+
+
+def _named(member: Any) -> str:
+    if member is None or member is type(None):
+        return "None"
+    name: str = (get_origin(member) or member).__name__
+    return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
+
+
+def _open_parts(tp: Any, value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    """The parts of `value` its type leaves open (typed `Any`), by their path."""
+    if _members(tp) is None:
+        yield path, value
+        return
+    for member in _members(tp) or ():
+        cls = get_origin(member) or member
+        if isinstance(cls, type) and issubclass(cls, BaseModel) and isinstance(value, cls):
+            for name, info in cls.model_fields.items():
+                if _bare(info.annotation) is Any:
+                    yield f"{path}.{name}", getattr(value, name)
+            return
