@@ -7,6 +7,7 @@ decision on `Agent`, or a `TurnLoop` method swapped in through `Agent.turn_loop`
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,9 +49,10 @@ class RunCarriesPrevious(Agent):
 class RunJoinsByConversationId(Agent):
     """Two runs that pass the same `conversation_id` are joined into one conversation."""
 
-    def __init__(self, config: AgentConfig) -> None:
-        super().__init__(config)
-        self.joined: dict[str, AgentRunCheckpoint] = {}
+    @functools.cached_property
+    def joined(self) -> dict[str, AgentRunCheckpoint]:
+        """The last checkpoint of each conversation id a run was passed."""
+        return {}
 
     async def run(
         self,
