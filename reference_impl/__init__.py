@@ -10,7 +10,8 @@ docs/reference.md for the choices made where the law is silent.
 """
 
 from ._sqlite_memory import SqliteMemoryStore
-from .agent import DEFAULT_AGENT_ID, Agent, AgentBuilder, RunResult, RunState
+from ._turn import AgentConfig, MemoryWrite, TurnInput, TurnLoop, TurnOutcome
+from .agent import DEFAULT_AGENT_ID, Agent, AgentBuilder, Door, RunResult, RunState
 from .checkpoint import (
     CHECKPOINT_VERSION,
     AgentRunCheckpoint,
@@ -54,12 +55,14 @@ __all__ = [
     "TRACE_TOOL_NAME",
     "Agent",
     "AgentBuilder",
+    "AgentConfig",
     "AgentError",
     "AgentRunCheckpoint",
     "AnthropicMessagesProvider",
     "AskPerson",
     "Compaction",
     "ConversationMismatchError",
+    "Door",
     "EpisodicMemory",
     "FoldedSpan",
     "Identity",
@@ -72,6 +75,7 @@ __all__ = [
     "MemoryRowError",
     "MemoryStore",
     "MemoryStoreError",
+    "MemoryWrite",
     "MemoryWriteError",
     "ModelProvider",
     "ModelReply",
@@ -91,6 +95,9 @@ __all__ = [
     "ToolLoopLimitError",
     "ToolSpec",
     "Turn",
+    "TurnInput",
+    "TurnLoop",
+    "TurnOutcome",
     "Window",
     "ask_person",
     "load_checkpoint",

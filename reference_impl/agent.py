@@ -4,6 +4,11 @@
 `follow_up(message)` is exactly `run(message, continue_from=self.checkpoint())`.
 `run(message, continue_from=cp)` continues any conversation handed to it. Every door
 goes through `_turn`, so the convenience cannot drift from the mechanism.
+
+Each decision a door makes is a named method (the seams, listed in docs/reference.md):
+which conversation it continues, whether it refuses, under whose identity it runs. A
+runtime derived from the reference overrides one of them and changes that decision
+only; the turn itself is played by `turn_loop` (see `_turn`).
 """
 
 from __future__ import annotations
@@ -11,13 +16,14 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal
 
 from ._plain_json import unicode_problem
+from ._turn import AgentConfig, TurnInput, TurnLoop, TurnOutcome, unanswered_calls
 from .checkpoint import AgentRunCheckpoint, PendingQuestion, load_checkpoint
-from .context import Compaction, Window, shown_turns
-from .conversation import Identity, IdentitySource, ToolCall, Turn
+from .context import Compaction, Window
+from .conversation import Identity, IdentitySource, Turn
 from .errors import (
     ConversationMismatchError,
     InvalidCheckpointError,
@@ -26,19 +32,19 @@ from .errors import (
     MemoryWriteError,
     NoConversationError,
     PendingQuestionError,
-    RunFailedError,
     RunInFlightError,
-    ToolLoopLimitError,
 )
-from .memory import EpisodicMemory, render_memory_block, system_with_memory
-from .providers import ModelProvider, ModelReply
-from .self_explain import NO_COMPLETED_RUN, RunTrace, TraceStep, trace_tool
-from .tools import AskPerson, Tool, ToolContext
+from .memory import EpisodicMemory
+from .providers import ModelProvider
+from .self_explain import NO_COMPLETED_RUN, RunTrace
+from .tools import Tool
 
 DEFAULT_AGENT_ID = "agent"
 """The id of an agent that did not choose one. It is not a name: it never refuses."""
 
 Checkpointish = AgentRunCheckpoint | dict[str, Any] | str | bytes
+Door = Literal["run", "follow_up", "resume"]
+"""The door a turn came through, as the seams are told it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,56 +71,39 @@ class RunResult:
         return self.pending is not None
 
 
-@dataclass(slots=True)
-class _Config:
-    provider: ModelProvider
-    model: str
-    id: str | None
-    system: str = ""
-    tools: list[Tool] = field(default_factory=list)
-    memory: EpisodicMemory | None = None
-    window: Window | None = None
-    compaction: Compaction | None = None
-    self_explain: bool = False
-    max_tool_rounds: int = 8
-
-
 class AgentBuilder:
     """`Agent.create(provider=..., model=...).system(...).tool(...).build()`."""
 
-    def __init__(self, config: _Config, agent_class: type[Agent] | None = None) -> None:
+    def __init__(self, config: AgentConfig, agent_class: type[Agent] | None = None) -> None:
         self._config = config
         self._agent_class = agent_class or Agent
 
-    def system(self, text: str) -> AgentBuilder:
-        self._config.system = text
+    def _set(self, **changes: Any) -> AgentBuilder:
+        self._config = replace(self._config, **changes)
         return self
+
+    def system(self, text: str) -> AgentBuilder:
+        return self._set(system=text)
 
     def tool(self, *tools: Tool) -> AgentBuilder:
-        self._config.tools.extend(tools)
-        return self
+        return self._set(tools=(*self._config.tools, *tools))
 
     def memory(self, memory: EpisodicMemory) -> AgentBuilder:
-        self._config.memory = memory
-        return self
+        return self._set(memory=memory)
 
     def window(self, *, keep_recent_turns: int) -> AgentBuilder:
-        self._config.window = Window(keep_recent_turns=keep_recent_turns)
-        return self
+        return self._set(window=Window(keep_recent_turns=keep_recent_turns))
 
     def compaction(self, compaction: Compaction) -> AgentBuilder:
-        self._config.compaction = compaction
-        return self
+        return self._set(compaction=compaction)
 
     def self_explain(self) -> AgentBuilder:
-        self._config.self_explain = True
-        return self
+        return self._set(self_explain=True)
 
     def max_tool_rounds(self, rounds: int) -> AgentBuilder:
         if rounds < 1:
             raise ValueError("max_tool_rounds must be at least 1")
-        self._config.max_tool_rounds = rounds
-        return self
+        return self._set(max_tool_rounds=rounds)
 
     def build(self) -> Agent:
         names = [t.name for t in self._config.tools]
@@ -126,19 +115,18 @@ class AgentBuilder:
 class Agent:
     """One instance answers one turn at a time and keeps its last conversation."""
 
-    _run_class: type[_Run]
-    """The tool loop of one turn (set below, once `_Run` exists); a derived runtime may
-    swap it, which is how the rogues in tests/rogues/ change one thing at a time."""
+    turn_loop: ClassVar[type[TurnLoop]] = TurnLoop
+    """What plays one turn; a derived runtime swaps in a subclass to change a loop seam."""
 
     @classmethod
     def create(cls, *, provider: ModelProvider, model: str, id: str | None = None) -> AgentBuilder:
         """A builder for this class: a subclass's `create` builds the subclass."""
-        return AgentBuilder(_Config(provider=provider, model=model, id=id), cls)
+        return AgentBuilder(AgentConfig(provider=provider, model=model, id=id), cls)
 
-    def __init__(self, config: _Config) -> None:
+    def __init__(self, config: AgentConfig) -> None:
         self._config = config
         self._conversation: AgentRunCheckpoint | None = None
-        self._in_flight: str | None = None
+        self._in_flight: TurnLoop | None = None
         self._last_run: RunState | None = None
         self._last_trace: RunTrace | None = None
 
@@ -147,13 +135,22 @@ class Agent:
         return self._config.id or DEFAULT_AGENT_ID
 
     @property
-    def _named(self) -> bool:
-        """Choosing the default id is not naming yourself: it never refuses anyone."""
-        return self._config.id not in (None, DEFAULT_AGENT_ID)
+    def config(self) -> AgentConfig:
+        return self._config
 
     @property
     def last_run(self) -> RunState | None:
         return self._last_run
+
+    @property
+    def last_trace(self) -> RunTrace | None:
+        """The last completed run's trace (what the trace tool reports); None before."""
+        return self._last_trace
+
+    @property
+    def turn_in_flight(self) -> TurnLoop | None:
+        """The turn being played right now, if any."""
+        return self._in_flight
 
     # -- the doors -------------------------------------------------------------------
 
@@ -166,19 +163,15 @@ class Agent:
         session_id: str | None = None,
     ) -> RunResult:
         """ONE turn. Without `continue_from` the conversation is this message alone."""
-        self._refuse_if_busy("run")
-        _check_text("run", "message", message)
-        conversation = self._admit("run", continue_from)
-        if conversation.pending is not None:
-            raise _pending_error("run", conversation.pending)
-        history = [*conversation.history, Turn(role="user", text=message)]
-        turn = conversation.turns + 1
-        return await self._turn(conversation, history, turn, message, identity, session_id)
+        await self.refuse_while_busy("run", message)
+        handed = self.conversation_to_continue("run", continue_from)
+        return await self._new_message("run", message, handed, identity, session_id)
 
     async def follow_up(self, message: str) -> RunResult:
         """Exactly `run(message, continue_from=self.checkpoint())`."""
-        self._refuse_if_busy("follow_up")
-        return await self.run(message, continue_from=self.checkpoint())
+        await self.refuse_while_busy("follow_up", message)
+        handed = self.conversation_to_continue("follow_up", None)
+        return await self._new_message("follow_up", message, handed, None, None)
 
     def checkpoint(self) -> AgentRunCheckpoint:
         """The last conversation as plain JSON data; NoConversationError before any run."""
@@ -190,19 +183,16 @@ class Agent:
         self, paused: Checkpointish, decision: Any, *, session_id: str | None = None
     ) -> RunResult:
         """Continue a paused run: `decision` becomes the asking tool's result."""
-        self._refuse_if_busy("resume")
-        conversation = self._admit("resume", paused)
-        pending = conversation.pending
-        if pending is None:
+        await self.refuse_while_busy("resume", decision)
+        handed = self.conversation_to_continue("resume", paused)
+        conversation = self._admit("resume", "resume", handed)
+        if conversation.pending is None:
             raise InvalidCheckpointError(
                 "pending", "expected a paused checkpoint (one whose run asked a question)"
             )
         answer = decision if isinstance(decision, str) else json.dumps(decision)
         _check_text("resume", "decision", answer)
-        history = [
-            *conversation.history,
-            Turn(role="tool", tool_call_id=pending.tool_call_id, text=answer),
-        ]
+        history = self.resumed_history(conversation, conversation.pending, answer)
         message = _last_user_text(history)
         turn = conversation.turns  # the paused turn goes on
         return await self._turn(conversation, history, turn, message, None, session_id)
@@ -218,7 +208,7 @@ class Agent:
             return None
         pending = conversation.pending
         history = list(conversation.history)
-        for call in _unanswered_calls(history):
+        for call in unanswered_calls(history):
             why = (
                 "abandoned: the person was not asked"
                 if call.id == pending.tool_call_id
@@ -238,47 +228,55 @@ class Agent:
         """True only with `.self_explain()` and after a turn completed."""
         return self._config.self_explain and self._last_trace is not None
 
-    # -- one turn --------------------------------------------------------------------
+    # -- the seams: what each door decides ---------------------------------------------
 
-    def _refuse_if_busy(self, method: str) -> None:
+    @property
+    def named(self) -> bool:
+        """Whether this agent chose its id. Choosing the default id is not naming
+        yourself: only a named agent records conversations and refuses others'."""
+        return self._config.id not in (None, DEFAULT_AGENT_ID)
+
+    async def refuse_while_busy(self, door: Door, message: object) -> None:
+        """What a door does while a turn is in flight: refuse, before anything is sent."""
         if self._in_flight is not None:
-            raise RunInFlightError(method, self._in_flight)
+            raise RunInFlightError(door, self._in_flight.input.run_id)
 
-    def _admit(self, method: str, handed: Checkpointish | None) -> AgentRunCheckpoint:
-        """Validate a conversation handed in; refuse another agent's, and refuse to walk
-        around this agent's pending question."""
-        conversation = AgentRunCheckpoint() if handed is None else load_checkpoint(handed)
+    def conversation_to_continue(
+        self, door: Door, handed: Checkpointish | None
+    ) -> Checkpointish | None:
+        """Which conversation a door continues; None starts a new one. `run` continues
+        what `continue_from` handed it, `resume` the paused checkpoint, and `follow_up`
+        (handed nothing) `self.checkpoint()`, refusing before the first run."""
+        return self.checkpoint() if door == "follow_up" else handed
+
+    def pending_refusal(
+        self, door: Door, conversation: AgentRunCheckpoint
+    ) -> PendingQuestion | None:
+        """The question that refuses this door: this agent's own pending question, unless
+        the conversation handed in is that very paused one (resuming it)."""
         mine = self._conversation.pending if self._conversation is not None else None
-        if mine is not None and conversation.pending != mine:
-            raise _pending_error(method, mine)
-        recorded_by = conversation.agent
-        if recorded_by is not None and self._named and recorded_by != self.id:
-            raise ConversationMismatchError(recorded_by, self.id)
-        return conversation
+        return mine if mine is not None and conversation.pending != mine else None
 
-    async def _turn(
-        self,
-        conversation: AgentRunCheckpoint,
-        history: list[Turn],
-        turn: int,
-        message: str,
-        explicit: Identity | None,
-        session_id: str | None,
-    ) -> RunResult:
-        run_id = f"run-{uuid.uuid4().hex[:12]}"
-        self._in_flight = run_id
-        try:
-            identity, source = self._identity(explicit, conversation.identity, session_id, run_id)
-            self._last_run = RunState(run_id, identity, source, session_id)
-            named = self._published(identity, source)
-            run = self._run_class(
-                self, run_id, named, identity, session_id, history, conversation, turn
-            )
-            return await run.play(message)
-        finally:
-            self._in_flight = None
+    def mismatch(self, conversation: AgentRunCheckpoint | None) -> ConversationMismatchError | None:
+        """The refusal of a conversation another agent recorded (None: nothing handed in).
+        Only a named agent refuses, and only a conversation a differently named one
+        recorded."""
+        recorded_by = None if conversation is None else conversation.agent
+        if recorded_by is None or not self.named or recorded_by == self.id:
+            return None
+        return ConversationMismatchError(recorded_by, self.id)
 
-    def _identity(
+    def resumed_history(
+        self, paused: AgentRunCheckpoint, pending: PendingQuestion, decision: str
+    ) -> list[Turn]:
+        """What a resumed turn continues with: the person's decision as the asking call's
+        result (the calls after it in the paused turn then run)."""
+        return [
+            *paused.history,
+            Turn(role="tool", tool_call_id=pending.tool_call_id, text=decision),
+        ]
+
+    def identity_for(
         self,
         explicit: Identity | None,
         carried: Identity | None,
@@ -286,183 +284,107 @@ class Agent:
         run_id: str,
     ) -> tuple[Identity, IdentitySource]:
         """The ladder: passed, then carried, then the session, then the run."""
-        return _identity_ladder(explicit, carried, session_id, run_id)
+        if explicit is not None:
+            return explicit, "explicit"
+        if carried is not None:
+            return carried, "carried"
+        if session_id is not None:
+            return Identity(conversation_id=session_id), "session"
+        return Identity(conversation_id=run_id), "run"
 
-    def _published(self, identity: Identity, source: IdentitySource) -> Identity | None:
-        """What tools see as `ctx.identity`: only a named identity, never a synthesized one."""
+    def published_identity(self, identity: Identity, source: IdentitySource) -> Identity | None:
+        """What tools see as `ctx.identity`, and the checkpoint carries: only a named
+        identity, never a synthesized one."""
         return identity if source in ("explicit", "carried") else None
 
+    def memory_namespace(self, identity: Identity) -> str:
+        """Whose memory a turn reads and writes: the whole identity's namespace."""
+        return identity.namespace()
 
-def _identity_ladder(
-    explicit: Identity | None, carried: Identity | None, session_id: str | None, run_id: str
-) -> tuple[Identity, IdentitySource]:
-    if explicit is not None:
-        return explicit, "explicit"
-    if carried is not None:
-        return carried, "carried"
-    if session_id is not None:
-        return Identity(conversation_id=session_id), "session"
-    return Identity(conversation_id=run_id), "run"
+    # -- one turn --------------------------------------------------------------------
 
-
-class _Run:
-    """The tool loop of one turn, and what it leaves behind."""
-
-    def __init__(
+    async def _new_message(
         self,
-        agent: Agent,
-        run_id: str,
-        named: Identity | None,
-        namespace: Identity,
+        door: Door,
+        message: str,
+        handed: Checkpointish | None,
+        identity: Identity | None,
         session_id: str | None,
-        history: list[Turn],
+    ) -> RunResult:
+        """run and follow_up from here on are one path (refusals still say `run`)."""
+        _check_text("run", "message", message)
+        conversation = self._admit(door, "run", handed)
+        if conversation.pending is not None:
+            raise _pending_error("run", conversation.pending)
+        history = [*conversation.history, Turn(role="user", text=message)]
+        turn = conversation.turns + 1
+        return await self._turn(conversation, history, turn, message, identity, session_id)
+
+    def _admit(self, door: Door, method: str, handed: Checkpointish | None) -> AgentRunCheckpoint:
+        """Validate a conversation handed in; refuse another agent's, and refuse to walk
+        around this agent's pending question."""
+        loaded = None if handed is None else load_checkpoint(handed)
+        conversation = AgentRunCheckpoint() if loaded is None else loaded
+        owed = self.pending_refusal(door, conversation)
+        if owed is not None:
+            raise _pending_error(method, owed)
+        refusal = self.mismatch(loaded)
+        if refusal is not None:
+            raise refusal
+        return conversation
+
+    async def _turn(
+        self,
         conversation: AgentRunCheckpoint,
+        history: Sequence[Turn],
         turn: int,
-    ) -> None:
-        self.agent = agent
-        self.turn = turn
-        self.config = agent._config
-        self.run_id = run_id
-        self.named = named
-        self.namespace = namespace
-        self.ctx = ToolContext(run_id=run_id, session_id=session_id, identity=named)
-        self.history = history
-        self.folded = list(conversation.folded)
-        self.model_calls = 0
-        self.trace: list[TraceStep] = []
-        self.tools = {t.name: t for t in self.config.tools}
-        if self.config.self_explain:
-            explain = trace_tool(self._evidence)
-            self.tools[explain.name] = explain
-
-    def _evidence(self) -> RunTrace | None:
-        """What the trace tool reports: the last completed run's trace, never this one's."""
-        return self.agent._last_trace
-
-    def checkpoint(self, pending: PendingQuestion | None = None) -> AgentRunCheckpoint:
-        return AgentRunCheckpoint(
-            history=tuple(self.history),
-            folded=tuple(self.folded),
-            identity=self.named,
-            agent=self.config.id if self.agent._named else None,
-            pending=pending,
-            turns=self.turn,
+        message: str,
+        explicit: Identity | None,
+        session_id: str | None,
+    ) -> RunResult:
+        """Freeze the turn's input, play it, commit its outcome: the one place a turn
+        changes this agent."""
+        run_id = f"run-{uuid.uuid4().hex[:12]}"
+        identity, source = self.identity_for(explicit, conversation.identity, session_id, run_id)
+        self._last_run = RunState(run_id, identity, source, session_id)
+        loop = self.turn_loop(
+            TurnInput(
+                run_id=run_id,
+                config=self._config,
+                message=message,
+                history=tuple(history),
+                folded=conversation.folded,
+                turns=turn,
+                identity=identity,
+                published=self.published_identity(identity, source),
+                session_id=session_id,
+                recorded_by=self._config.id if self.named else None,
+                memory_namespace=self.memory_namespace(identity),
+                last_trace=self._last_trace,
+            )
         )
-
-    async def play(self, message: str) -> RunResult:
+        self._in_flight = loop
         try:
-            pending = await self._run_tools(_unanswered_calls(self.history))
-            if pending is None:
-                await self._compact()
-                pending = await self._loop(message)
-        except ToolLoopLimitError:
-            raise
-        except Exception as error:
-            if self.model_calls == 0:
+            return await self._commit(await loop.play())
+        finally:
+            self._in_flight = None
+
+    async def _commit(self, outcome: TurnOutcome) -> RunResult:
+        """Memory first, then the conversation: a failed write leaves the agent's
+        conversation as it was before this run, so retrying the same call does not
+        repeat a turn."""
+        write, memory = outcome.remember, self._config.memory
+        if write is not None and memory is not None:
+            try:
+                await memory.remember(write.namespace, write.turn, write.message, write.answer)
+            except MemoryStoreError:
                 raise
-            raise RunFailedError(error, self.checkpoint()) from error
-        checkpoint = self.checkpoint(pending)
-        if pending is not None:
-            self.agent._conversation = checkpoint
-            return RunResult(self.run_id, None, checkpoint, pending)
-        answer = self.history[-1].text
-        # Memory first, then the commit: a failed write leaves the agent's conversation
-        # as it was before this run, so retrying the same call does not repeat a turn.
-        await self._remember(message, answer)
-        self.agent._conversation = checkpoint
-        self.agent._last_trace = RunTrace(
-            run_id=self.run_id, steps=tuple(self.trace), answer=answer
-        )
-        return RunResult(self.run_id, answer, checkpoint)
-
-    async def _remember(self, message: str, answer: str) -> None:
-        """Store the completed turn; any failure is a typed MemoryStoreError."""
-        memory = self.config.memory
-        if memory is None:
-            return
-        try:
-            await memory.remember(self.namespace.namespace(), self.turn, message, answer)
-        except MemoryStoreError:
-            raise
-        except Exception as error:  # a store of the host's own: still typed, still uncommitted
-            raise MemoryWriteError(type(memory.store).__name__, repr(error)) from error
-
-    async def _loop(self, message: str) -> PendingQuestion | None:
-        system = await self._system(message)
-        specs = [t.spec() for t in self.tools.values()]
-        for _ in range(self.config.max_tool_rounds):
-            reply = await self._call(system, shown_turns(self.history, self.config.window), specs)
-            self.history.append(
-                Turn(role="assistant", text=reply.text, tool_calls=reply.tool_calls)
-            )
-            if not reply.tool_calls:
-                return None
-            pending = await self._run_tools(reply.tool_calls)
-            if pending is not None:
-                return pending
-        raise ToolLoopLimitError(self.config.max_tool_rounds, self.checkpoint())
-
-    async def _call(self, system: str, turns: Sequence[Turn], specs: Sequence[Any]) -> ModelReply:
-        reply = await self.config.provider.complete(
-            model=self.config.model, system=system, turns=turns, tools=specs
-        )
-        self.model_calls += 1
-        return reply
-
-    async def _system(self, message: str) -> str:
-        memory = self.config.memory
-        if memory is None:
-            return self.config.system
-        entries = await memory.recall(self.namespace.namespace(), message)
-        return system_with_memory(self.config.system, render_memory_block(entries))
-
-    async def _run_tools(self, calls: Sequence[ToolCall]) -> PendingQuestion | None:
-        for call in calls:
-            tool = self.tools.get(call.name)
-            if tool is None:
-                result, is_error = f"unknown tool {call.name!r}", True
-            else:
-                try:
-                    result, is_error = await tool.call(self.ctx, call.arguments), False
-                except AskPerson as ask:
-                    return PendingQuestion(
-                        tool_name=call.name, tool_call_id=call.id, question=ask.question
-                    )
-                except Exception as error:  # the model sees the failure and can react
-                    result, is_error = f"tool error: {error}", True
-            self.trace.append(TraceStep(tool=call.name, arguments=call.arguments, result=result))
-            self.history.append(
-                Turn(role="tool", tool_call_id=call.id, text=result, is_error=is_error)
-            )
-        return None
-
-    async def _compact(self) -> None:
-        compaction = self.config.compaction
-        if compaction is None or not compaction.needs_folding(self.history):
-            return
-        span = compaction.span_to_fold(self.history, self.folded)
-        if span is None:
-            return
-        start, end = span
-        system, turns = compaction.summary_request(self.history[start:end])
-        summary = await self._call(system, turns, [])
-        history, folded = compaction.fold(self.history, self.folded, start, end, summary.text)
-        self.history, self.folded = list(history), list(folded)
-
-
-Agent._run_class = _Run
-
-
-def _unanswered_calls(history: Sequence[Turn]) -> list[ToolCall]:
-    """Calls of the last assistant turn that have no result yet (a resumed pause)."""
-    for index in range(len(history) - 1, -1, -1):
-        turn = history[index]
-        if turn.role == "assistant":
-            answered = {t.tool_call_id for t in history[index + 1 :] if t.role == "tool"}
-            return [c for c in turn.tool_calls if c.id not in answered]
-        if turn.role == "user":
-            return []
-    return []
+            except Exception as error:  # a store of the host's own: typed, uncommitted
+                raise MemoryWriteError(type(memory.store).__name__, repr(error)) from error
+        self._conversation = outcome.checkpoint
+        if outcome.trace is not None:
+            self._last_trace = outcome.trace
+        return RunResult(outcome.run_id, outcome.answer, outcome.checkpoint, outcome.pending)
 
 
 def _check_text(method: str, field: str, value: object) -> None:
@@ -481,4 +403,13 @@ def _pending_error(method: str, pending: PendingQuestion) -> PendingQuestionErro
     return PendingQuestionError(method, pending.tool_name, pending.tool_call_id, pending.question)
 
 
-__all__ = ["DEFAULT_AGENT_ID", "NO_COMPLETED_RUN", "Agent", "AgentBuilder", "RunResult", "RunState"]
+__all__ = [
+    "DEFAULT_AGENT_ID",
+    "NO_COMPLETED_RUN",
+    "Agent",
+    "AgentBuilder",
+    "Checkpointish",
+    "Door",
+    "RunResult",
+    "RunState",
+]

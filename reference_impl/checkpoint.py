@@ -11,10 +11,11 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ._error_base import InvalidCheckpointError
 from ._plain_json import PlainJsonError, check_plain, dotted, parse_plain
+from ._summary_turn import is_summary_turn
 from ._tool_pairing import check_history
 from .conversation import Identity, PlainText, Turn
-from .errors import InvalidCheckpointError
 
 CHECKPOINT_VERSION: Final = 1
 MAX_COUNT: Final = 2**53 - 1
@@ -128,8 +129,6 @@ def _check_consistency(checkpoint: AgentRunCheckpoint) -> None:
     )
     if problem is not None:
         raise InvalidCheckpointError(*problem)
-    from .context import is_summary_turn  # context builds on this module
-
     pointed: dict[int, int] = {}
     for index, span in enumerate(checkpoint.folded):
         if span.at >= len(checkpoint.history):

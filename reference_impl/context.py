@@ -16,31 +16,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._summary_turn import SUMMARY_CLOSE as SUMMARY_CLOSE
+from ._summary_turn import SUMMARY_OPEN as SUMMARY_OPEN
+from ._summary_turn import is_summary_turn as is_summary_turn
+from ._summary_turn import summary_turn as summary_turn
 from .checkpoint import FoldedSpan
 from .conversation import Turn
-
-SUMMARY_OPEN = "<summary of earlier turns>\n"
-SUMMARY_CLOSE = "\n</summary>"
 
 DEFAULT_SUMMARY_PROMPT = (
     "You summarize the earlier part of a conversation so it can continue without it. "
     "Keep every name, number, decision, commitment, tool outcome and open question; "
     "drop pleasantries. Write plain prose from a neutral point of view, with no preamble."
 )
-
-
-def summary_turn(summary: str) -> Turn:
-    """The one user turn that stands for a folded span."""
-    return Turn(role="user", text=f"{SUMMARY_OPEN}{summary}{SUMMARY_CLOSE}")
-
-
-def is_summary_turn(turn: Turn) -> bool:
-    """Whether a turn is a compaction summary (recognised by its framing)."""
-    return (
-        turn.role == "user"
-        and turn.text.startswith(SUMMARY_OPEN)
-        and turn.text.endswith(SUMMARY_CLOSE)
-    )
 
 
 def _user_indices(turns: Sequence[Turn]) -> list[int]:

@@ -1,19 +1,15 @@
 """The typed errors of the reference runtime.
 
 Every refusal says what happened and what to do instead: these messages are read by
-people who just hit them, usually in a log.
+people who just hit them, usually in a log. `AgentError` and `InvalidCheckpointError`
+are defined in `_error_base` (the checkpoint raises one, and this module names the
+checkpoint two others carry); they are re-exported here, where every error is named.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .checkpoint import AgentRunCheckpoint
-
-
-class AgentError(Exception):
-    """Base of everything the runtime raises on purpose."""
+from ._error_base import AgentError, InvalidCheckpointError
+from .checkpoint import AgentRunCheckpoint
 
 
 class NoConversationError(AgentError):
@@ -56,18 +52,6 @@ class PendingQuestionError(AgentError):
             f"waiting. '{tool_name}' (call {tool_call_id}) raised the question: {question!r}. "
             "Answer it with resume(paused_checkpoint, decision), or drop it explicitly with "
             "abandon_pause() before sending a new message."
-        )
-
-
-class InvalidCheckpointError(AgentError):
-    """A checkpoint that cannot be continued; `field` names where it is wrong."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        self.field = field
-        self.problem = problem
-        super().__init__(
-            f"continue_from: invalid checkpoint at '{field}': {problem}. Pass the JSON that "
-            "agent.checkpoint() produced (AgentRunCheckpoint), unmodified."
         )
 
 
@@ -148,3 +132,20 @@ class RunFailedError(AgentError):
             "The conversation up to the last completed model call is in error.checkpoint; "
             "continue it with run(message, continue_from=error.checkpoint)."
         )
+
+
+__all__ = [
+    "AgentError",
+    "ConversationMismatchError",
+    "InvalidCheckpointError",
+    "InvalidMessageError",
+    "MemoryFileError",
+    "MemoryRowError",
+    "MemoryStoreError",
+    "MemoryWriteError",
+    "NoConversationError",
+    "PendingQuestionError",
+    "RunFailedError",
+    "RunInFlightError",
+    "ToolLoopLimitError",
+]

@@ -1,6 +1,7 @@
 """The rogues' gallery: runtimes that break one law each, and the kill matrix.
 
-Every rogue is the reference runtime with one small, named change (a subclass of its
-`Agent` or of its per-turn `_Run`), tested through the reference's own adapter, unchanged:
-whatever a rogue gets wrong, it gets wrong on the wire.
+Every rogue is the reference runtime with one small, named change: a subclass of its
+`Agent` overriding one seam (docs/reference.md, "The seams"), or of its `TurnLoop`
+swapped in through `Agent.turn_loop`. It is tested through the reference's own adapter,
+unchanged: whatever a rogue gets wrong, it gets wrong on the wire.
 """

@@ -1,48 +1,75 @@
-"""Rogues that break the doors: run, follow_up, continue_from and the checkpoint."""
+"""Rogues that break the doors: run, follow_up, continue_from and the checkpoint.
+
+Each overrides one seam of the reference (docs/reference.md lists them): a door's
+decision on `Agent`, or a `TurnLoop` method swapped in through `Agent.turn_loop`.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 from reference_impl import (
     Agent,
+    AgentConfig,
     AgentRunCheckpoint,
     ConversationMismatchError,
+    Door,
+    Identity,
+    ModelReply,
+    NoConversationError,
+    PendingQuestion,
     RunResult,
+    ToolSpec,
     Turn,
-    load_checkpoint,
+    TurnLoop,
 )
-from reference_impl.agent import Checkpointish, _Run
+from reference_impl.agent import Checkpointish
+
+
+def _own_conversation(agent: Agent) -> AgentRunCheckpoint | None:
+    with contextlib.suppress(NoConversationError):
+        return agent.checkpoint()
+    return None
 
 
 class RunCarriesPrevious(Agent):
     """A new run silently carries the agent's last conversation."""
 
-    async def run(
-        self, message: str, *, continue_from: Checkpointish | None = None, **kw: Any
-    ) -> RunResult:
-        if continue_from is None and self._conversation is not None:
-            continue_from = self._conversation
-        return await super().run(message, continue_from=continue_from, **kw)
+    def conversation_to_continue(
+        self, door: Door, handed: Checkpointish | None
+    ) -> Checkpointish | None:
+        if door == "run" and handed is None:
+            return _own_conversation(self)
+        return super().conversation_to_continue(door, handed)
 
 
 class RunJoinsByConversationId(Agent):
     """Two runs that pass the same `conversation_id` are joined into one conversation."""
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self._by_id: dict[str, AgentRunCheckpoint] = {}
+    @functools.cached_property
+    def joined(self) -> dict[str, AgentRunCheckpoint]:
+        """The last checkpoint of each conversation id a run was passed."""
+        return {}
 
     async def run(
-        self, message: str, *, continue_from: Checkpointish | None = None, **kw: Any
+        self,
+        message: str,
+        *,
+        continue_from: Checkpointish | None = None,
+        identity: Identity | None = None,
+        session_id: str | None = None,
     ) -> RunResult:
-        identity = kw.get("identity")
         key = identity.conversation_id if identity is not None else None
-        if continue_from is None and key in self._by_id:
-            continue_from = self._by_id[key]
-        result = await super().run(message, continue_from=continue_from, **kw)
+        if continue_from is None and key in self.joined:
+            continue_from = self.joined[key]
+        result = await super().run(
+            message, continue_from=continue_from, identity=identity, session_id=session_id
+        )
         if key is not None:
-            self._by_id[key] = result.checkpoint
+            self.joined[key] = result.checkpoint
         return result
 
 
@@ -56,42 +83,49 @@ def _without_last_answer(checkpoint: AgentRunCheckpoint) -> AgentRunCheckpoint:
 class FollowUpDropsLastAnswer(Agent):
     """follow_up continues the last conversation without its final answer."""
 
-    async def follow_up(self, message: str) -> RunResult:
-        self._refuse_if_busy("follow_up")
-        return await self.run(message, continue_from=_without_last_answer(self.checkpoint()))
+    def conversation_to_continue(
+        self, door: Door, handed: Checkpointish | None
+    ) -> Checkpointish | None:
+        if door == "follow_up":
+            return _without_last_answer(self.checkpoint())
+        return super().conversation_to_continue(door, handed)
 
 
 class FollowUpRestoresLess(Agent):
     """follow_up restores through its own path, which keeps only the history: the
     conversation's identity, folded spans and recording agent are lost."""
 
-    async def follow_up(self, message: str) -> RunResult:
-        self._refuse_if_busy("follow_up")
-        kept = self.checkpoint()
-        return await self.run(
-            message, continue_from=AgentRunCheckpoint(history=kept.history, turns=kept.turns)
-        )
+    def conversation_to_continue(
+        self, door: Door, handed: Checkpointish | None
+    ) -> Checkpointish | None:
+        if door == "follow_up":
+            kept = self.checkpoint()
+            return AgentRunCheckpoint(history=kept.history, turns=kept.turns)
+        return super().conversation_to_continue(door, handed)
 
 
 class FollowUpWithoutConversation(Agent):
     """follow_up before any run quietly starts a new conversation instead of refusing."""
 
-    async def follow_up(self, message: str) -> RunResult:
-        if self._conversation is None:
-            return await self.run(message)
-        return await super().follow_up(message)
+    def conversation_to_continue(
+        self, door: Door, handed: Checkpointish | None
+    ) -> Checkpointish | None:
+        if door == "follow_up":
+            return _own_conversation(self)
+        return super().conversation_to_continue(door, handed)
 
 
 class ContinueFromPrefersOwn(Agent):
     """run(continue_from=...) continues the agent's own live conversation when it has
     one, not the conversation it was handed."""
 
-    async def run(
-        self, message: str, *, continue_from: Checkpointish | None = None, **kw: Any
-    ) -> RunResult:
-        if continue_from is not None and self._conversation is not None:
-            continue_from = self._conversation
-        return await super().run(message, continue_from=continue_from, **kw)
+    def conversation_to_continue(
+        self, door: Door, handed: Checkpointish | None
+    ) -> Checkpointish | None:
+        own = _own_conversation(self)
+        if door == "run" and handed is not None and own is not None:
+            return own
+        return super().conversation_to_continue(door, handed)
 
 
 class CheckpointTrims(Agent):
@@ -112,114 +146,119 @@ class _PythonModeCheckpoint(AgentRunCheckpoint):
         return self.model_dump(exclude_none=True)  # tuples and models, not JSON data
 
 
-class _LiveCheckpointRun(_Run):
-    def checkpoint(self, pending: Any = None) -> AgentRunCheckpoint:
+class _LiveCheckpointTurn(TurnLoop):
+    def checkpoint(self, pending: PendingQuestion | None = None) -> AgentRunCheckpoint:
         return _PythonModeCheckpoint.model_validate(super().checkpoint(pending).model_dump())
 
 
 class CheckpointNotPlainJson(Agent):
     """The checkpoint a run returns is a Python structure (tuples), not JSON data."""
 
-    _run_class = _LiveCheckpointRun
+    turn_loop = _LiveCheckpointTurn
 
 
-class _NoFinalAnswerRun(_Run):
-    def checkpoint(self, pending: Any = None) -> AgentRunCheckpoint:
+class _NoFinalAnswerTurn(TurnLoop):
+    def checkpoint(self, pending: PendingQuestion | None = None) -> AgentRunCheckpoint:
         return _without_last_answer(super().checkpoint(pending))
 
 
 class CheckpointOmitsFinalAnswer(Agent):
     """The checkpoint is written before the final answer is added to it."""
 
-    _run_class = _NoFinalAnswerRun
+    turn_loop = _NoFinalAnswerTurn
 
 
-class _NoFoldedRun(_Run):
-    def checkpoint(self, pending: Any = None) -> AgentRunCheckpoint:
+class _NoFoldedTurn(TurnLoop):
+    def checkpoint(self, pending: PendingQuestion | None = None) -> AgentRunCheckpoint:
         return super().checkpoint(pending).model_copy(update={"folded": ()})
 
 
 class CompactionLosesFolded(Agent):
     """Compaction folds turns but does not record the span in the checkpoint."""
 
-    _run_class = _NoFoldedRun
+    turn_loop = _NoFoldedTurn
 
 
-class _SystemOnlyRun(_Run):
-    async def _call(self, system: str, turns: Any, specs: Any) -> Any:
+class _SystemOnlyTurn(TurnLoop):
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
         said = "\n".join(turn.text for turn in turns if turn.role == "user")
-        return await super()._call(
-            f"{system}\n{said}".strip(), [Turn(role="user", text=".")], specs
+        return await super().call_model(
+            f"{system}\n{said}".strip(), [Turn(role="user", text=".")], tools
         )
 
 
 class MessageInSystemPrompt(Agent):
     """The user's message is templated into the system prompt, not sent as a user turn."""
 
-    _run_class = _SystemOnlyRun
+    turn_loop = _SystemOnlyTurn
 
 
-class _MessageWindowRun(_Run):
-    async def _call(self, system: str, turns: Any, specs: Any) -> Any:
-        window = self.config.window
+class _MessageWindowTurn(TurnLoop):
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        window = self.input.config.window
         if window is not None:  # counts messages, not user turns
             turns = list(self.history)[-2 * window.keep_recent_turns :]
-        return await super()._call(system, turns, specs)
+        return await super().call_model(system, turns, tools)
 
 
 class WindowCountsMessages(Agent):
     """The window keeps the last 2·N messages, cutting tool calls from their results."""
 
-    _run_class = _MessageWindowRun
+    turn_loop = _MessageWindowTurn
 
 
 class MismatchRefusesDefaultIds(Agent):
     """The default id counts as a chosen name, so unnamed agents refuse named ones."""
 
     @property
-    def _named(self) -> bool:
+    def named(self) -> bool:
         return True
 
 
 class MismatchNeverRefuses(Agent):
     """Any agent continues any other agent's conversation."""
 
-    def _admit(self, method: str, handed: Checkpointish | None) -> AgentRunCheckpoint:
-        conversation = AgentRunCheckpoint() if handed is None else load_checkpoint(handed)
-        return super()._admit(method, conversation.model_copy(update={"agent": None}))
+    def mismatch(self, conversation: AgentRunCheckpoint | None) -> ConversationMismatchError | None:
+        return None
 
 
 class MismatchDecidedByRecorder(Agent):
     """Refuses whenever the recording agent's name differs from this agent's id, even
     when this agent never chose one."""
 
-    def _admit(self, method: str, handed: Checkpointish | None) -> AgentRunCheckpoint:
-        conversation = super()._admit(method, handed)
-        if conversation.agent is not None and conversation.agent != self.id:
-            raise ConversationMismatchError(conversation.agent, self.id)
-        return conversation
+    def mismatch(self, conversation: AgentRunCheckpoint | None) -> ConversationMismatchError | None:
+        recorded_by = None if conversation is None else conversation.agent
+        if recorded_by is not None and recorded_by != self.id:
+            return ConversationMismatchError(recorded_by, self.id)
+        return None
 
 
 class MismatchDecidedByReceiver(Agent):
     """A named agent refuses every conversation it did not record, unnamed ones too."""
 
-    def _admit(self, method: str, handed: Checkpointish | None) -> AgentRunCheckpoint:
-        conversation = super()._admit(method, handed)
-        if handed is not None and self._named and conversation.agent != self.id:
-            raise ConversationMismatchError(conversation.agent or "(unnamed)", self.id)
-        return conversation
+    def mismatch(self, conversation: AgentRunCheckpoint | None) -> ConversationMismatchError | None:
+        refusal = super().mismatch(conversation)
+        if refusal is not None or conversation is None or not self.named:
+            return refusal
+        if conversation.agent != self.id:
+            return ConversationMismatchError(conversation.agent or "(unnamed)", self.id)
+        return None
 
 
-class _FingerprintRun(_Run):
-    def checkpoint(self, pending: Any = None) -> AgentRunCheckpoint:
+class _FingerprintTurn(TurnLoop):
+    def checkpoint(self, pending: PendingQuestion | None = None) -> AgentRunCheckpoint:
         base = super().checkpoint(pending)
         if base.agent is None:
             return base
-        return base.model_copy(update={"agent": f"{base.agent}#{_fingerprint(self.agent)}"})
+        fingerprint = _fingerprint(self.input.config)
+        return base.model_copy(update={"agent": f"{base.agent}#{fingerprint}"})
 
 
-def _fingerprint(agent: Agent) -> str:
-    config = agent._config
+def _fingerprint(config: AgentConfig) -> str:
     return f"{config.model}|{config.system}|{','.join(t.name for t in config.tools)}"
 
 
@@ -227,11 +266,11 @@ class MismatchOnChangedAgent(Agent):
     """An agent's identity includes its prompt, tools and model, so a redeployed agent
     refuses its own conversations."""
 
-    _run_class = _FingerprintRun
+    turn_loop = _FingerprintTurn
 
     @property
     def id(self) -> str:
-        return f"{super().id}#{_fingerprint(self)}" if self._named else super().id
+        return f"{super().id}#{_fingerprint(self.config)}" if self.named else super().id
 
 
 __all__ = [

@@ -1,18 +1,17 @@
-"""Rogues that break whose conversation it is: the identity ladder, tools, memory."""
+"""Rogues that break whose conversation it is: the identity ladder, tools, memory.
+
+Each overrides one seam of the reference (docs/reference.md lists them).
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from reference_impl import Agent, Identity, IdentitySource, Turn
-from reference_impl.agent import _Run
-from reference_impl.memory import render_memory_block
+from reference_impl import Agent, Identity, IdentitySource, Turn, TurnLoop
 
 
 class LadderPrefersSession(Agent):
     """The session id outranks an identity passed to the run."""
 
-    def _identity(
+    def identity_for(
         self,
         explicit: Identity | None,
         carried: Identity | None,
@@ -21,65 +20,52 @@ class LadderPrefersSession(Agent):
     ) -> tuple[Identity, IdentitySource]:
         if session_id is not None:
             return Identity(conversation_id=session_id), "session"
-        return super()._identity(explicit, carried, session_id, run_id)
+        return super().identity_for(explicit, carried, session_id, run_id)
 
 
 class LadderDropsCarried(Agent):
     """A continued conversation's identity is not carried into the next turn."""
 
-    def _identity(
+    def identity_for(
         self,
         explicit: Identity | None,
         carried: Identity | None,
         session_id: str | None,
         run_id: str,
     ) -> tuple[Identity, IdentitySource]:
-        return super()._identity(explicit, None, session_id, run_id)
+        return super().identity_for(explicit, None, session_id, run_id)
 
 
 class PublishesSynthesized(Agent):
     """Tools are told the synthesized namespace as if someone had named it."""
 
-    def _published(self, identity: Identity, source: IdentitySource) -> Identity | None:
+    def published_identity(self, identity: Identity, source: IdentitySource) -> Identity | None:
         return identity
 
 
 class IdentityNeverReachesTools(Agent):
     """Tools are never told the identity, even a named one."""
 
-    def _published(self, identity: Identity, source: IdentitySource) -> Identity | None:
+    def published_identity(self, identity: Identity, source: IdentitySource) -> Identity | None:
         return None
 
 
-class _MemoryAsTurnsRun(_Run):
-    async def _system(self, message: str) -> str:
-        memory = self.config.memory
-        self._recalled: list[Turn] = []
-        if memory is not None:
-            entries = await memory.recall(self.namespace.namespace(), message)
-            block = render_memory_block(entries)
-            if block:
-                self._recalled = [Turn(role="user", text=block), Turn(role="assistant", text="OK")]
-        return self.config.system
-
-    async def _call(self, system: str, turns: Any, specs: Any) -> Any:
-        return await super()._call(system, [*getattr(self, "_recalled", []), *turns], specs)
+class _MemoryAsTurnsTurn(TurnLoop):
+    def present_memory(self, system: str, block: str) -> tuple[str, tuple[Turn, ...]]:
+        if not block:
+            return system, ()
+        return system, (Turn(role="user", text=block), Turn(role="assistant", text="OK"))
 
 
 class MemoryAsTurns(Agent):
     """Recalled memory is replayed as message turns instead of a system-prompt block."""
 
-    _run_class = _MemoryAsTurnsRun
-
-
-class _ConversationOnlyNamespaceRun(_Run):
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
-        self.namespace = Identity(conversation_id=self.namespace.conversation_id)
+    turn_loop = _MemoryAsTurnsTurn
 
 
 class MemoryIgnoresTenantAndPrincipal(Agent):
     """Memory is keyed by the conversation id alone, so it is read across tenants and
     principals that share one."""
 
-    _run_class = _ConversationOnlyNamespaceRun
+    def memory_namespace(self, identity: Identity) -> str:
+        return super().memory_namespace(Identity(conversation_id=identity.conversation_id))
