@@ -82,11 +82,11 @@ ASK_PERSON = CatalogTool(
     returns="nothing at first: the run pauses; once resumed, the person's decision",
 )
 
-CATALOG: Mapping[ToolName, CatalogTool] = {tool.name: tool for tool in (ECHO, WHOAMI, ASK_PERSON)}
+TOOLS: Mapping[ToolName, CatalogTool] = {tool.name: tool for tool in (ECHO, WHOAMI, ASK_PERSON)}
 """Every catalog tool by name, in `ToolName`'s order."""
 
-if tuple(CATALOG) != get_args(ToolName):  # pragma: no cover - a catalog edited by halves
-    raise RuntimeError(f"the catalog {tuple(CATALOG)} does not match ToolName")
+if tuple(TOOLS) != get_args(ToolName):  # pragma: no cover - a catalog edited by halves
+    raise RuntimeError(f"the catalog's tools {tuple(TOOLS)} do not match ToolName")
 
 
 class WhoamiReport(BaseModel):
@@ -110,7 +110,9 @@ class WhoamiReport(BaseModel):
         return cls(identity=dict(identity) if identity is not None else None, session_id=session_id)
 
     def as_text(self) -> str:
-        """The report as the tool result text: `json.dumps` of the two keys, in order."""
+        """The report as tool result text: `json.dumps` of the two keys, in order, with
+        its spacing (what a runtime that hands the framework a dict gets is the
+        framework's own serialization; `model_dump_json` would be compact)."""
         return json.dumps(self.model_dump())
 
 
