@@ -8,11 +8,7 @@ suite checks is the runtime's doing.
 from __future__ import annotations
 
 import json
-import ssl
 from typing import Any
-
-import anthropic
-import openai
 
 from conformance.adapter import (
     JSON,
@@ -22,9 +18,10 @@ from conformance.adapter import (
     IdentitySpec,
     PendingReport,
     RefusalKind,
-    Refused,
     RunOutcome,
 )
+from conformance.adapters._kit import Refusal, anthropic_client, openai_client, refusing
+from conformance.catalog import ASK_PERSON, ECHO, WHOAMI, CatalogTool, ToolName, WhoamiReport
 from conformance.wire.ir import Dialect
 
 from . import (
@@ -48,42 +45,39 @@ from . import (
     ask_person,
 )
 
-_REFUSALS: tuple[tuple[type[Exception], RefusalKind], ...] = (
-    (NoConversationError, RefusalKind.NO_CONVERSATION),
-    (ConversationMismatchError, RefusalKind.MISMATCH),
-    (RunInFlightError, RefusalKind.RUN_IN_FLIGHT),
-    (PendingQuestionError, RefusalKind.PENDING_QUESTION),
-    (InvalidCheckpointError, RefusalKind.INVALID_CHECKPOINT),
+_REFUSALS = (
+    Refusal(NoConversationError, RefusalKind.NO_CONVERSATION),
+    Refusal(ConversationMismatchError, RefusalKind.MISMATCH),
+    Refusal(RunInFlightError, RefusalKind.RUN_IN_FLIGHT),
+    Refusal(PendingQuestionError, RefusalKind.PENDING_QUESTION),
+    Refusal(InvalidCheckpointError, RefusalKind.INVALID_CHECKPOINT),
 )
+"""The runtime's refusals, in the suite's kinds; anything else propagates."""
 
 
-def _echo(ctx: ToolContext, text: str = "") -> str:
+def _echo(ctx: ToolContext, text: str = ECHO.default("text")) -> str:
     return text
 
 
-def _whoami(ctx: ToolContext) -> dict[str, Any]:
-    identity = ctx.identity.model_dump(exclude_none=True) if ctx.identity else None
-    return {"identity": identity, "session_id": ctx.session_id}
+def _whoami(ctx: ToolContext) -> str:
+    return WhoamiReport.told(ctx.identity, ctx.session_id).as_text()
 
 
-def _ask_person(ctx: ToolContext, question: str = "May I?") -> str:
+def _ask_person(ctx: ToolContext, question: str = ASK_PERSON.default("question")) -> str:
     ask_person(question)
 
 
-CATALOG = {
-    "echo": Tool(
-        name="echo",
-        fn=_echo,
-        description="Echo the text back.",
-        parameters={"type": "object", "properties": {"text": {"type": "string"}}},
-    ),
-    "whoami": Tool(name="whoami", fn=_whoami, description="What the run told this tool."),
-    "ask_person": Tool(
-        name="ask_person",
-        fn=_ask_person,
-        description="Ask a person and wait for the answer.",
-        parameters={"type": "object", "properties": {"question": {"type": "string"}}},
-    ),
+def _runtime_tool(entry: CatalogTool, fn: Any) -> Tool:
+    """A catalog tool as the runtime's own `Tool`: the catalog's schema, sent as given."""
+    return Tool(
+        name=entry.name, fn=fn, description=entry.description, parameters=entry.parameters_schema()
+    )
+
+
+CATALOG: dict[ToolName, Tool] = {
+    "echo": _runtime_tool(ECHO, _echo),
+    "whoami": _runtime_tool(WHOAMI, _whoami),
+    "ask_person": _runtime_tool(ASK_PERSON, _ask_person),
 }
 
 
@@ -94,20 +88,6 @@ def _outcome(result: RunResult) -> RunOutcome:
         paused=PendingReport(**pending.model_dump()) if pending else None,
         checkpoint=result.checkpoint.to_data(),
     )
-
-
-class _Refusals:
-    """Map the runtime's refusals onto the suite's kinds; anything else propagates."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, _: Any
-    ) -> None:
-        for runtime_error, refusal in _REFUSALS:
-            if isinstance(error, runtime_error):
-                raise Refused(refusal, str(error)) from error
 
 
 class ReferenceAgent:
@@ -124,22 +104,22 @@ class ReferenceAgent:
         session_id: str | None = None,
     ) -> RunOutcome:
         named = Identity(**identity.model_dump()) if identity else None
-        with _Refusals():
+        with refusing(*_REFUSALS):
             result = await self.agent.run(
                 message, continue_from=continue_from, identity=named, session_id=session_id
             )
         return _outcome(result)
 
     async def follow_up(self, message: str) -> RunOutcome:
-        with _Refusals():
+        with refusing(*_REFUSALS):
             return _outcome(await self.agent.follow_up(message))
 
     async def checkpoint(self) -> JSON:
-        with _Refusals():
+        with refusing(*_REFUSALS):
             return json.loads(self.agent.checkpoint().to_json())
 
     async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
-        with _Refusals():
+        with refusing(*_REFUSALS):
             return _outcome(await self.agent.resume(checkpoint, decision))
 
     async def abandon_pause(self) -> dict[str, str] | None:
@@ -196,26 +176,12 @@ class ReferenceImplementation:
         return ReferenceAgent(builder.build(), provider)
 
 
-_TLS = ssl.create_default_context()
-"""Loading CA certificates costs ~30 ms per SDK client and the suite builds hundreds;
-every agent's client shares one context instead (the fake is plain HTTP anyway)."""
-
-
 def _provider(spec: AgentSpec) -> Any:
     if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
-        http = anthropic.DefaultAsyncHttpxClient(verify=_TLS)
-        client = anthropic.AsyncAnthropic(
-            base_url=spec.base_url, api_key=spec.api_key, http_client=http
-        )
-        return AnthropicMessagesProvider(client=client)
-    openai_client = openai.AsyncOpenAI(
-        base_url=spec.base_url,
-        api_key=spec.api_key,
-        http_client=openai.DefaultAsyncHttpxClient(verify=_TLS),
-    )
+        return AnthropicMessagesProvider(client=anthropic_client(spec))
     if spec.dialect is Dialect.OPENAI_CHAT:
-        return OpenAIChatProvider(client=openai_client)
-    return OpenAIResponsesProvider(client=openai_client)
+        return OpenAIChatProvider(client=openai_client(spec))
+    return OpenAIResponsesProvider(client=openai_client(spec))
 
 
 implementation = ReferenceImplementation()

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
 
+from ..catalog import ToolName as ToolName  # the fixed tool catalog
 from ..wire.ir import Dialect
 
 JSON = Any
@@ -49,16 +50,6 @@ class Refused(Exception):
         super().__init__(f"{kind.value}: {message}")
         self.kind = kind
         self.message = message
-
-
-ToolName = Literal["echo", "whoami", "ask_person"]
-"""The fixed tool catalog every adapter implements:
-
-- `echo(text)` returns `text`;
-- `whoami()` returns JSON `{"identity": {...} | null, "session_id": str | null}` — what the
-  runtime's tool context said (identity only when one was *named*);
-- `ask_person(question)` pauses the run to ask a person `question`.
-"""
 
 
 class CompactionSpec(BaseModel):

@@ -39,9 +39,10 @@ every invoke; the agent here is that caller, and holds the thread it last named:
   returns `__interrupt__`, reported as the pause. `resume(cp, decision)` invokes
   `Command(resume=decision)` on `cp["thread_id"]`, and the tool returns the decision.
 - `abandon_pause()` reads the thread's pending `interrupts` and closes the asking call with
-  `update_state({"messages": [ToolMessage(ABANDONED)]}, as_node="tools")`, langgraph's
-  documented way to edit a paused thread. langgraph has no abandon of its own, so the
-  closing result's text (`ABANDONED`) is this adapter's; the results' notes say so.
+  `update_state({"messages": [ToolMessage(ABANDONED_RESULT)]}, as_node="tools")`,
+  langgraph's documented way to edit a paused thread. langgraph has no abandon of its own,
+  so the closing result's text is the catalog's `ABANDONED_RESULT`, the suite's for an
+  adapter whose framework has none; the results' notes say so.
 - Identity is langgraph's run-scoped `context=` (`Runtime.context`, read by tools through
   `ToolRuntime`); it is never a thread id, and no provider-side conversation id exists on
   Chat Completions.
@@ -99,9 +100,7 @@ Left out (NOT_APPLICABLE), because langgraph has no such concept of its own:
 
 from __future__ import annotations
 
-import json
 import os
-import ssl
 import tempfile
 import uuid
 import warnings
@@ -140,13 +139,13 @@ from conformance.adapter import (
     PendingReport,
     RunOutcome,
 )
+from conformance.catalog import ABANDONED_RESULT, ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
 from conformance.wire.ir import Dialect
+
+from ._kit import openai_http
 
 PACKAGE = "langgraph"
 """The distribution under test, as expectations/langgraph.toml pins it."""
-
-ABANDONED = "The person was not asked: the question was abandoned."
-"""The result an abandoned asking call is closed with (langgraph has no text of its own)."""
 
 
 @dataclass(frozen=True)
@@ -156,30 +155,29 @@ class RunContext:
     identity: dict[str, str] | None = None
 
 
-@tool
-def echo(text: str = "") -> str:
-    """Echo the text back."""
+@tool(ECHO.name, description=ECHO.description)
+def echo(text: str = ECHO.default("text")) -> str:
     return text
 
 
-@tool
+@tool(WHOAMI.name, description=WHOAMI.description)
 def whoami(runtime: ToolRuntime[RunContext]) -> str:
-    """What the run told this tool."""
     context = runtime.context
     identity = context.identity if isinstance(context, RunContext) else None
-    return json.dumps({"identity": identity, "session_id": None})
+    return WhoamiReport.told(identity).as_text()
 
 
-@tool
-def ask_person(runtime: ToolRuntime[RunContext], question: str = "May I?") -> str:
-    """Ask a person and wait for the answer."""
+@tool(ASK_PERSON.name, description=ASK_PERSON.description)
+def ask_person(
+    runtime: ToolRuntime[RunContext], question: str = ASK_PERSON.default("question")
+) -> str:
     decision = interrupt(
-        {"question": question, "tool_call_id": runtime.tool_call_id, "tool_name": "ask_person"}
+        {"question": question, "tool_call_id": runtime.tool_call_id, "tool_name": ASK_PERSON.name}
     )
     return str(decision)
 
 
-CATALOG: dict[str, BaseTool] = {"echo": echo, "whoami": whoami, "ask_person": ask_person}
+CATALOG: dict[ToolName, BaseTool] = {"echo": echo, "whoami": whoami, "ask_person": ask_person}
 
 
 def _config(thread: str) -> dict[str, Any]:
@@ -268,10 +266,12 @@ class LangGraphAgent:
         state = await self._graph.aget_state(config)
         if not state.interrupts:
             return None
-        asked = state.interrupts[0].value
-        closing = ToolMessage(ABANDONED, tool_call_id=asked["tool_call_id"], name="ask_person")
+        dropped = PendingReport.model_validate(state.interrupts[0].value)
+        closing = ToolMessage(
+            ABANDONED_RESULT, tool_call_id=dropped.tool_call_id, name=dropped.tool_name
+        )
         await self._graph.aupdate_state(config, {"messages": [closing]}, as_node="tools")
-        return {key: str(asked[key]) for key in ("tool_name", "tool_call_id", "question")}
+        return dropped.model_dump()
 
     async def can_explain(self) -> bool:
         return False  # self_explain is not declared: langgraph has no trace tools
@@ -291,23 +291,11 @@ def _outcome(thread: str, result: dict[str, Any]) -> RunOutcome:
     checkpoint = _as_json(thread, messages)
     interrupts = result.get("__interrupt__") or ()
     if interrupts:
-        asked = interrupts[0].value
-        return RunOutcome(
-            paused=PendingReport(
-                tool_name=asked["tool_name"],
-                tool_call_id=asked["tool_call_id"],
-                question=asked["question"],
-            ),
-            checkpoint=checkpoint,
-        )
+        paused = PendingReport.model_validate(interrupts[0].value)
+        return RunOutcome(paused=paused, checkpoint=checkpoint)
     last = messages[-1]
     answer = last.text if isinstance(last, AIMessage) else None
     return RunOutcome(answer=answer, checkpoint=checkpoint)
-
-
-_TLS = ssl.create_default_context()
-"""One CA context for every agent's HTTP client (building one costs ~30 ms; the fake is
-plain HTTP anyway)."""
 
 
 class LangGraphImplementation:
@@ -362,7 +350,7 @@ class LangGraphImplementation:
     async def create_agent(self, spec: AgentSpec) -> LangGraphAgent:
         if spec.dialect is not Dialect.OPENAI_CHAT:
             raise ValueError(f"this adapter speaks Chat Completions only, not {spec.dialect}")
-        http = openai.DefaultAsyncHttpxClient(verify=_TLS)
+        http = openai_http()
         model = ChatOpenAI(
             model=spec.model,
             base_url=spec.base_url,

@@ -106,7 +106,6 @@ Law by law (the final verdicts of the run against 0.24.0)
 from __future__ import annotations
 
 import json
-import ssl
 from importlib.metadata import version
 from typing import Any
 
@@ -134,22 +133,24 @@ from conformance.adapter import (
     IdentitySpec,
     PendingReport,
     RefusalKind,
-    Refused,
     RunOutcome,
-    ToolName,
 )
+from conformance.catalog import ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
 from conformance.wire.ir import Dialect
+
+from ._kit import Refusal, openai_client, refusing
 
 PACKAGE = "openai-agents"
 DEFAULT_NAME = "agent"
 _UNDECLARED_SPEC_FIELDS = ("memory", "self_explain", "window", "compaction")
 _FOREIGN_STATE = "Run state agent not found in agent map"
+_RESTORE_REFUSALS = (
+    Refusal((UserError, ValueError), RefusalKind.MISMATCH, says=_FOREIGN_STATE),
+    Refusal((UserError, ValueError), RefusalKind.INVALID_CHECKPOINT),
+)
+"""What `RunState.from_json` refuses: another agent's state (by name), or any it cannot read."""
 
 set_tracing_disabled(True)
-
-_TLS = ssl.create_default_context()
-"""One TLS context for every client (the fake is plain HTTP): loading CA certificates
-costs ~30 ms per client and the suite builds hundreds."""
 
 Context = dict[str, Any]
 
@@ -163,23 +164,28 @@ def _catalog(decisions: dict[str, str]) -> dict[ToolName, FunctionTool]:
     """The suite's fixed tools as SDK function tools. `decisions` holds what a person
     answered, by tool call id, for the approved `ask_person` call to return."""
 
-    def echo(ctx: ToolContext[Context], text: str = "") -> str:
+    def echo(ctx: ToolContext[Context], text: str = ECHO.default("text")) -> str:
         return text
 
     def whoami(ctx: ToolContext[Context]) -> str:
-        return json.dumps({"identity": _identity_of(ctx), "session_id": None})
+        return WhoamiReport.told(_identity_of(ctx)).as_text()
 
-    def ask_person(ctx: ToolContext[Context], question: str = "May I?") -> str:
+    def ask_person(
+        ctx: ToolContext[Context], question: str = ASK_PERSON.default("question")
+    ) -> str:
         if ctx.tool_call_id not in decisions:
             raise RuntimeError(f"ask_person ran without a decision for {ctx.tool_call_id}")
         return decisions.pop(ctx.tool_call_id)
 
     return {
-        "echo": function_tool(echo, description_override="Echo the text back."),
-        "whoami": function_tool(whoami, description_override="What the run told this tool."),
+        "echo": function_tool(echo, name_override=ECHO.name, description_override=ECHO.description),
+        "whoami": function_tool(
+            whoami, name_override=WHOAMI.name, description_override=WHOAMI.description
+        ),
         "ask_person": function_tool(
             ask_person,
-            description_override="Ask a person and wait for the answer.",
+            name_override=ASK_PERSON.name,
+            description_override=ASK_PERSON.description,
             needs_approval=True,
         ),
     }
@@ -249,15 +255,8 @@ class OpenAIAgentsUnderTest:
     async def _restore(self, data: dict[str, Any], identity: Any = None) -> RunState[Any, Any]:
         """The SDK's own restore; its refusals mapped onto the suite's kinds."""
         override = {"identity": identity} if identity is not None else None
-        try:
+        with refusing(*_RESTORE_REFUSALS):
             return await RunState.from_json(self.agent, data, context_override=override)
-        except (UserError, ValueError) as error:
-            kind = (
-                RefusalKind.MISMATCH
-                if _FOREIGN_STATE in str(error)
-                else RefusalKind.INVALID_CHECKPOINT
-            )
-            raise Refused(kind, str(error)) from error
 
     async def follow_up(self, message: str) -> RunOutcome:
         """Not an SDK door (follow_up is not declared): the SDK's manual pattern, continuing
@@ -350,11 +349,7 @@ class OpenAIAgentsImplementation:
                 f"{', '.join(asked)}: openai-agents has no such feature, so this adapter "
                 "does not declare it (see the module docstring); leave it unset"
             )
-        client = openai.AsyncOpenAI(
-            base_url=spec.base_url,
-            api_key=spec.api_key,
-            http_client=openai.DefaultAsyncHttpxClient(verify=_TLS),
-        )
+        client = openai_client(spec)
         decisions: dict[str, str] = {}
         catalog = _catalog(decisions)
         agent: Agent[Context] = Agent(

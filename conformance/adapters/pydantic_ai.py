@@ -77,7 +77,6 @@ Law by law (verdicts from the pinned run):
 from __future__ import annotations
 
 import dataclasses
-import ssl
 from importlib.metadata import version
 from typing import Any
 
@@ -110,10 +109,11 @@ from ..adapter import (
     IdentitySpec,
     PendingReport,
     RefusalKind,
-    Refused,
     RunOutcome,
 )
+from ..catalog import ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
 from ..wire.ir import Dialect
+from ._kit import Refusal, openai_client, refusing
 
 PACKAGE = "pydantic-ai-slim"
 PENDING_MARK = "unprocessed tool calls"
@@ -122,38 +122,34 @@ PENDING_MARK = "unprocessed tool calls"
 Agent.instrument_all(False)
 
 
-def _echo(text: str = "") -> str:
-    """Echo the text back."""
+def _echo(text: str = ECHO.default("text")) -> str:
     return text
 
 
 def _whoami(ctx: RunContext[IdentitySpec | None]) -> dict[str, Any]:
-    """What the run told this tool."""
-    # (The docstring above is the tool description the model is sent.) The report is what
-    # pydantic-ai's RunContext says: the namespace key is ctx.conversation_id, never the
-    # copy in deps; tenant and principal ride in ctx.deps, the run's one context channel.
+    # The report is what pydantic-ai's RunContext says: the namespace key is
+    # ctx.conversation_id, never the copy in deps; tenant and principal ride in ctx.deps,
+    # the run's one context channel. It goes back as a dict: pydantic-ai writes the JSON.
     if ctx.conversation_id is None:  # pydantic-ai fills it on every run it starts
-        return {"identity": None, "session_id": None}
-    identity: dict[str, Any] = {"conversation_id": ctx.conversation_id}
-    if ctx.deps is not None:
-        identity |= ctx.deps.model_dump(exclude_none=True, exclude={"conversation_id"})
-    return {"identity": identity, "session_id": None}
+        return WhoamiReport().model_dump()
+    deps = ctx.deps
+    told = IdentitySpec(
+        conversation_id=ctx.conversation_id,
+        tenant=deps.tenant if deps else None,
+        principal=deps.principal if deps else None,
+    )
+    return WhoamiReport.told(told).model_dump()
 
 
-def _ask_person(question: str = "May I?") -> str:
-    """Ask a person and wait for the answer."""
+def _ask_person(question: str = ASK_PERSON.default("question")) -> str:
     raise CallDeferred(metadata={"question": question}, kind="question")
 
 
-CATALOG: dict[str, Tool[Any]] = {
-    "echo": Tool(_echo, name="echo"),
-    "whoami": Tool(_whoami, name="whoami", takes_ctx=True),
-    "ask_person": Tool(_ask_person, name="ask_person"),
+CATALOG: dict[ToolName, Tool[Any]] = {
+    "echo": Tool(_echo, name=ECHO.name, description=ECHO.description),
+    "whoami": Tool(_whoami, name=WHOAMI.name, description=WHOAMI.description, takes_ctx=True),
+    "ask_person": Tool(_ask_person, name=ASK_PERSON.name, description=ASK_PERSON.description),
 }
-
-_TLS = ssl.create_default_context()
-"""One TLS context for every client the suite builds (loading CA certificates costs ~30 ms
-each, and the fake is plain HTTP anyway)."""
 
 
 def _model(spec: AgentSpec, client: openai.AsyncOpenAI) -> Model:
@@ -168,25 +164,15 @@ def _checkpoint(conversation: Conversation) -> JSON:
 
 
 def _conversation(checkpoint: JSON) -> Conversation:
-    try:
+    with refusing(Refusal(ValidationError, RefusalKind.INVALID_CHECKPOINT)):
         return ConversationTypeAdapter.validate_python(checkpoint)
-    except ValidationError as error:
-        raise Refused(RefusalKind.INVALID_CHECKPOINT, str(error)) from error
 
 
-class _Refusals:
-    """pydantic-ai's own refusals, in the suite's kinds; anything else propagates."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, _: Any
-    ) -> None:
-        if isinstance(error, ConcurrencyLimitExceeded):
-            raise Refused(RefusalKind.RUN_IN_FLIGHT, str(error)) from error
-        if isinstance(error, UserError) and PENDING_MARK in error.message:
-            raise Refused(RefusalKind.PENDING_QUESTION, error.message) from error
+_REFUSALS = (
+    Refusal(ConcurrencyLimitExceeded, RefusalKind.RUN_IN_FLIGHT),
+    Refusal(UserError, RefusalKind.PENDING_QUESTION, says=PENDING_MARK),
+)
+"""pydantic-ai's own refusals, in the suite's kinds; anything else propagates."""
 
 
 class PydanticAIAgent:
@@ -208,7 +194,7 @@ class PydanticAIAgent:
         # one next to it (UserError: "passing both is ambiguous"): on a continued run the
         # identity travels as deps alone, and the Conversation's id stays the run's.
         named_id = identity.conversation_id if identity and conversation is None else None
-        with _Refusals():
+        with refusing(*_REFUSALS):
             result: AgentRunResult[Any] = await self.agent.run(
                 message,
                 conversation=conversation,
@@ -311,11 +297,7 @@ class PydanticAIImplementation:
     )
 
     async def create_agent(self, spec: AgentSpec) -> PydanticAIAgent:
-        client = openai.AsyncOpenAI(
-            base_url=spec.base_url,
-            api_key=spec.api_key,
-            http_client=openai.DefaultAsyncHttpxClient(verify=_TLS),
-        )
+        client = openai_client(spec)
         asks = "ask_person" in spec.tools
         agent: Agent[IdentitySpec | None, Any] = Agent(
             _model(spec, client),

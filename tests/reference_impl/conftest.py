@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import itertools
-import ssl
 from typing import Any
 
-import anthropic
-import openai
 import pytest
 
+from conformance.adapter import AgentSpec
+from conformance.catalog import ECHO
 from conformance.wire import ScriptedProvider
-from reference_impl import (
-    Agent,
-    AgentBuilder,
-    AnthropicMessagesProvider,
-    ModelProvider,
-    OpenAIChatProvider,
-    OpenAIResponsesProvider,
-    ToolContext,
-    ask_person,
-    tool,
-)
+from conformance.wire.ir import Dialect
+from reference_impl import Agent, AgentBuilder, ModelProvider, ToolContext, ask_person, tool
+from reference_impl.conformance_adapter import implementation
 from tests.conftest import API_KEY
 
 DIALECTS = ["openai-chat", "openai-responses", "anthropic-messages"]
@@ -45,32 +36,14 @@ def wire(setup: tuple[str, ScriptedProvider]) -> ScriptedProvider:
     return setup[1]
 
 
-SHARED_TLS = ssl.create_default_context()
-"""Loading CA certificates costs ~30 ms per SDK client; the fake is plain HTTP, so every
-test client shares one context instead of paying that each time."""
-
-
-def sdk_provider(dialect: str, base_url: str | None) -> ModelProvider:
-    """`make_provider`'s providers, on SDK clients that share one TLS context."""
-    if dialect == "anthropic-messages":
-        http = anthropic.DefaultAsyncHttpxClient(verify=SHARED_TLS)
-        client = anthropic.AsyncAnthropic(base_url=base_url, api_key=API_KEY, http_client=http)
-        return AnthropicMessagesProvider(client=client)
-    openai_client = openai.AsyncOpenAI(
-        base_url=base_url,
-        api_key=API_KEY,
-        http_client=openai.DefaultAsyncHttpxClient(verify=SHARED_TLS),
-    )
-    if dialect == "openai-chat":
-        return OpenAIChatProvider(client=openai_client)
-    return OpenAIResponsesProvider(client=openai_client)
-
-
 @pytest.fixture
 def llm(setup: tuple[str, ScriptedProvider]) -> ModelProvider:
-    """The reference runtime's provider for this dialect, pointed at the fake."""
+    """The reference runtime's provider for this dialect, pointed at the fake: the one the
+    suite's adapter builds (`make_provider`'s, on SDK clients sharing one TLS context)."""
     dialect, wire = setup
-    return sdk_provider(dialect, wire.base_url)
+    spec = AgentSpec(base_url=wire.base_url or "", api_key=API_KEY, dialect=Dialect(dialect))
+    provider: ModelProvider = implementation.provider_for(spec)
+    return provider
 
 
 @pytest.fixture
@@ -87,11 +60,8 @@ def new_agent(llm: ModelProvider) -> Any:
     return build
 
 
-@tool(
-    description="Echo the text back.",
-    parameters={"type": "object", "properties": {"text": {"type": "string"}}},
-)
-def echo(ctx: ToolContext, text: str = "") -> str:
+@tool(description=ECHO.description, parameters=ECHO.parameters_schema())
+def echo(ctx: ToolContext, text: str = ECHO.default("text")) -> str:
     return text
 
 

@@ -25,7 +25,8 @@ pytest.importorskip("langgraph")
 
 from conformance.adapter import AgentSpec, IdentitySpec
 from conformance.adapters import langgraph as adapter_module
-from conformance.adapters.langgraph import ABANDONED, LangGraphImplementation, implementation
+from conformance.adapters.langgraph import LangGraphImplementation, implementation
+from conformance.catalog import ABANDONED_RESULT, WhoamiReport
 from conformance.wire import Hold, ScriptedProvider, text, tool_call
 from conformance.wire.ir import Dialect
 
@@ -82,13 +83,10 @@ async def test_identity_is_run_context_not_a_thread(loopback_provider: ScriptedP
     recorder = await agent(loopback_provider, tools=("whoami",))
     await recorder.run("Who am I?", identity=who)
     told = [m.text for m in loopback_provider.wire.last.messages if m.role == "tool"]
-    assert json.loads(told[0]) == {
-        "identity": who.model_dump(exclude_none=True),
-        "session_id": None,
-    }
+    assert json.loads(told[0]) == WhoamiReport.told(who).model_dump()
     await recorder.follow_up("And now?")  # context is per invoke: the thread does not keep it
     told = [m.text for m in loopback_provider.wire.last.messages if m.role == "tool"]
-    assert json.loads(told[-1]) == {"identity": None, "session_id": None}
+    assert json.loads(told[-1]) == WhoamiReport().model_dump()
     await recorder.close()
 
 
@@ -152,7 +150,7 @@ async def test_abandoning_closes_the_asking_call_through_update_state(
     results = [
         (m.tool_call_id, m.text) for m in loopback_provider.wire.last.messages if m.role == "tool"
     ]
-    assert results == [(paused.paused.tool_call_id, ABANDONED)]
+    assert results == [(paused.paused.tool_call_id, ABANDONED_RESULT)]
     await asker.close()
 
 

@@ -1,0 +1,70 @@
+"""What the adapters do alike: SDK clients for the fake, and refusals renamed.
+
+Shared facts in a private module, not a base class: each adapter (the three here and
+`reference_impl/conformance_adapter.py`) stays a plain class over its own framework and
+calls these where its logic is the same. Only `openai` is imported here; `anthropic`
+only when an Anthropic client is asked for, since the framework extras do not need it.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, NamedTuple
+
+import openai
+
+from ..adapter import AgentSpec, RefusalKind, Refused
+
+if TYPE_CHECKING:
+    import anthropic
+
+SHARED_TLS = ssl.create_default_context()
+"""One TLS context for every SDK client the suite builds: loading CA certificates costs
+~30 ms per client, the suite builds hundreds, and the fake is plain HTTP anyway."""
+
+
+def openai_http() -> openai.DefaultAsyncHttpxClient:
+    """The HTTP client under an OpenAI SDK client (for a framework that builds its own)."""
+    return openai.DefaultAsyncHttpxClient(verify=SHARED_TLS)
+
+
+def openai_client(spec: AgentSpec) -> openai.AsyncOpenAI:
+    """The official OpenAI client, pointed at the fake the spec names."""
+    return openai.AsyncOpenAI(
+        base_url=spec.base_url, api_key=spec.api_key, http_client=openai_http()
+    )
+
+
+def anthropic_client(spec: AgentSpec) -> anthropic.AsyncAnthropic:
+    """The official Anthropic client, pointed at the fake the spec names."""
+    import anthropic
+
+    http = anthropic.DefaultAsyncHttpxClient(verify=SHARED_TLS)
+    return anthropic.AsyncAnthropic(base_url=spec.base_url, api_key=spec.api_key, http_client=http)
+
+
+class Refusal(NamedTuple):
+    """A runtime's own error that is a refusal of the suite's `kind`: an instance of
+    `error`, and, when `says` is set, only one whose message contains it."""
+
+    error: type[BaseException] | tuple[type[BaseException], ...]
+    kind: RefusalKind
+    says: str | None = None
+
+    def matches(self, raised: BaseException) -> bool:
+        return isinstance(raised, self.error) and (self.says is None or self.says in str(raised))
+
+
+@contextmanager
+def refusing(*refusals: Refusal) -> Iterator[None]:
+    """Rename the runtime's refusals raised inside: the first that matches becomes
+    `Refused(kind, message)`; any other error propagates as it was."""
+    try:
+        yield
+    except Exception as error:
+        for refusal in refusals:
+            if refusal.matches(error):
+                raise Refused(refusal.kind, str(error)) from error
+        raise
