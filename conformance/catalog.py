@@ -120,3 +120,16 @@ ABANDONED_RESULT = "The person was not asked: the question was abandoned."
 """What an adapter closes an abandoned `ask_person` call with when its framework has no
 text of its own (a framework that has one sends its own). `abandon_pause` itself reports
 the dropped call as `conformance.adapter.AbandonedPause`: tool_name, tool_call_id, question."""
+
+
+__all__ = [
+    "ABANDONED_RESULT",
+    "ASK_PERSON",
+    "ECHO",
+    "TOOLS",
+    "WHOAMI",
+    "CatalogTool",
+    "Parameter",
+    "ToolName",
+    "WhoamiReport",
+]

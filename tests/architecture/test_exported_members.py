@@ -17,6 +17,7 @@ from syrupy.assertion import SnapshotAssertion
 
 PUBLIC_PACKAGES = [
     "conformance.adapter",
+    "conformance.catalog",
     "conformance.errors",
     "conformance.laws._kit",
     "conformance.redaction",
