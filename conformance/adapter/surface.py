@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Union, get_args, get_origin
 
@@ -148,6 +148,26 @@ class Surface:
     def instance_ops(self) -> tuple[Op, ...]:
         """The instance's methods, close included: what its Protocol class declares."""
         return (*self.methods, self.close)
+
+    def derive_methods(self, cls: type, through: str, *, close: bool = True) -> None:
+        """Give `cls` the instance's methods, each `self.<through>(op, args, kwargs)`.
+
+        How every client of a surface (the guard, the stdio connector, the coming host
+        client) gets the Protocol's methods from the table: one generic call path, and
+        methods named and documented as the table says. `close=False` leaves `close` to
+        a class that writes its own."""
+        for op in self.instance_ops() if close else self.methods:
+            setattr(cls, op.name, _method(cls.__name__, op, through))
+
+
+def _method(owner: str, op: Op, through: str) -> Callable[..., Awaitable[Any]]:
+    async def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return await getattr(self, through)(op, args, kwargs)
+
+    call.__name__ = op.name
+    call.__qualname__ = f"{owner}.{op.name}"
+    call.__doc__ = op.doc
+    return call
 
 
 def unserializable(value: Any, path: str) -> str | None:

@@ -20,7 +20,7 @@ that is left to the law's test to FAIL.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from ..adapter import (
@@ -93,18 +93,7 @@ class GuardedAgent:
         return None if op.returns is None else value  # close: its result is ignored
 
 
-def _guarded(op: Op) -> Callable[..., Awaitable[Any]]:
-    async def call(self: GuardedAgent, *args: Any, **kwargs: Any) -> Any:
-        return await self.call(op, args, kwargs)
-
-    call.__name__ = op.name
-    call.__qualname__ = f"GuardedAgent.{op.name}"
-    call.__doc__ = op.doc
-    return call
-
-
-for _op in AGENT.instance_ops():
-    setattr(GuardedAgent, _op.name, _guarded(_op))
+AGENT.derive_methods(GuardedAgent, "call")
 
 
 class GuardedImplementation:

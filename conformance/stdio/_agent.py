@@ -8,7 +8,6 @@ own: it also forgets the agent, and says nothing to an adapter that is gone.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..adapter import AGENT, AgentUnderTest, Op
@@ -42,15 +41,4 @@ class StdioAgent:
         await self._impl.close_agent(self.handle)
 
 
-def _method(op: Op) -> Callable[..., Awaitable[Any]]:
-    async def call(self: StdioAgent, *args: Any, **kwargs: Any) -> Any:
-        return await self.request(op, args, kwargs)
-
-    call.__name__ = op.name
-    call.__qualname__ = f"StdioAgent.{op.name}"
-    call.__doc__ = op.doc
-    return call
-
-
-for _op in AGENT.methods:
-    setattr(StdioAgent, _op.name, _method(_op))
+AGENT.derive_methods(StdioAgent, "request", close=False)
