@@ -133,7 +133,7 @@ class Collector:
         blamed = blamed_law(excinfo.value, laws) if excinfo is not None else None
         if outcome is Outcome.FAIL and blamed is not None:
             laws = [blamed]  # the failure named its law: only that one is charged
-        longrepr = str(report.longrepr or "")
+        longrepr = _reason(report.longrepr)
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
         detail = self.scrub(detail)  # records are read back (repro files, the report)
@@ -299,6 +299,15 @@ def _clean(value: Any, text: Callable[[str], str] = _clean_text) -> Any:
     if isinstance(value, list):
         return [_clean(v, text) for v in value]
     return value
+
+
+def _reason(longrepr: Any) -> str:
+    """A report's text; a skip's is pytest's `(path, line, reason)`, of which only the
+    reason belongs in a results file: the path is this machine's checkout, and the line
+    moves with every edit of the plugin."""
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2])
+    return str(longrepr or "")
 
 
 def _short(longrepr: str, head: int = 4, tail: int = 4) -> str:

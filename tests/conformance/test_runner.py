@@ -105,6 +105,11 @@ def test_undeclared_capabilities_are_not_applicable(suite: pytest.Pytester, tmp_
     assert read.header["capabilities"] == ["follow_up"]
     assert not read.truncated
     assert read.footer is not None and read.footer.totals[Outcome.NOT_APPLICABLE] == 1
+    skipped = [r for r in read.records if r.outcome is Outcome.NOT_APPLICABLE]
+    # the reason alone: no checkout path, no plugin line number
+    assert [r.detail for r in skipped] == [
+        "Skipped: NOT_APPLICABLE: run.conversation-id-does-not-join needs identity"
+    ]
 
 
 def test_record_writes_each_tests_wire(suite: pytest.Pytester, tmp_path: Path) -> None:
