@@ -313,9 +313,8 @@ class ScriptedProvider:
         with self._lock:
             self._seq += 1
             seq = self._seq
-            step: StepRef | None = None
             try:
-                plan, step = self._decide(outcome, codec, seq, draft)
+                plan = self._decide(outcome, codec, seq, draft)
             except Exception as error:
                 refusal = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
                 plan = self._refuse(refusal, codec, draft)
@@ -327,7 +326,7 @@ class ScriptedProvider:
                 headers=headers,
                 body=draft.body,
                 ir=draft.ir,
-                step=step,
+                step=draft.step,
                 status=plan.status,
                 arrived_at=arrived,
                 findings=self._findings(seq, draft.problems),
@@ -389,52 +388,54 @@ class ScriptedProvider:
         codec: DialectCodec | None,
         seq: int,
         draft: _Draft,
-    ) -> tuple[Plan, StepRef | None]:
+    ) -> Plan:
         """Under the lock: consume a step and render it, or render the refusal."""
         if isinstance(outcome, Plan):
-            return outcome, None
+            return outcome
         if isinstance(outcome, _Refusal):
-            return self._refuse(outcome, codec, draft), None
+            return self._refuse(outcome, codec, draft)
         assert codec is not None
-        answer, step = self._play(outcome, codec, seq)
+        answer = self._play(outcome, codec, seq, draft)
         if isinstance(answer, _Refusal):
-            return self._refuse(answer, codec, draft), step
-        return answer, step
+            return self._refuse(answer, codec, draft)
+        return answer
 
     def _play(
-        self, request: RequestIR, codec: DialectCodec, seq: int
-    ) -> tuple[Plan | _Refusal, StepRef | None]:
-        """The next step of the first script that accepts `request`, rendered; or why not."""
+        self, request: RequestIR, codec: DialectCodec, seq: int, draft: _Draft
+    ) -> Plan | _Refusal:
+        """The next step of the first script that accepts `request`, rendered; or why not.
+        The step is reported to `draft` as soon as it is used: a rendering that raises
+        must not hide which step the request consumed."""
         script = next((s for s in self._scripts if s.accepts(request)), None)
         if script is None:
             message = (
                 f"turnlaw: no script matches this request (model {request.model!r}, "
                 f"{request.dialect.value}); scripts: {[s.name for s in self._scripts]}"
             )
-            return _Refusal("unmatched", message, 400), None
+            return _Refusal("unmatched", message, 400)
         if script.exhausted:
             message = (
                 f"turnlaw: script '{script.name}' ran out: this is request #{seq} "
                 f"(model {request.model!r}) and all {len(script.steps)} scripted step(s) were "
                 f"used. Last user text: {(request.user_texts() or [''])[-1][:80]!r}"
             )
-            return _Refusal("exhausted", message, 400), None
+            return _Refusal("exhausted", message, 400)
         index = script.position
         step = script.steps[index]
         script.position += 1
-        used = StepRef(script=script.name, index=index, kind=step.kind, label=step.label)
+        draft.step = StepRef(script=script.name, index=index, kind=step.kind, label=step.label)
         if isinstance(step, React):
             try:
                 produced: object = step.fn(request)
             except Exception as error:  # a broken test callback must still answer
                 message = f"turnlaw: react step {index} raised {error!r}"
-                return _Refusal("react_failed", message, 500), used
+                return _Refusal("react_failed", message, 500)
             if not isinstance(produced, Text | ToolCalls | Fault | StreamError | Hold):
                 message = (
                     f"turnlaw: react step {index} returned {produced!r}; expected a step "
                     "(Text, ToolCalls, Fault, StreamError or Hold)"
                 )
-                return _Refusal("react_failed", message, 500), used
+                return _Refusal("react_failed", message, 500)
             step = produced
         hold: Hold | None = None
         if isinstance(step, Hold):
@@ -444,7 +445,7 @@ class ScriptedProvider:
         plan = render_step(step, request, codec, seq)
         plan.hold = hold
         plan.hold_limit = self.hold_limit
-        return plan, used
+        return plan
 
     def _refuse(self, refusal: _Refusal, codec: DialectCodec | None, draft: _Draft) -> Plan:
         """The error reply, in the dialect's shape; its finding goes to `draft`."""
@@ -473,6 +474,7 @@ class _Draft:
     body: Any = None
     ir: RequestIR | None = None
     aborted: str | None = None
+    step: StepRef | None = None
     problems: list[tuple[FindingKind, str]] = field(default_factory=list)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 from typing import Any
 
 import httpx
@@ -162,3 +163,28 @@ async def test_a_recorded_exchange_never_changes_and_its_delivery_is_kept_apart(
     await call
     assert exchange.finished_at is not None and exchange.duration is not None
     assert provider.wire.exchanges[0] is exchange and provider.wire.export() == before
+
+
+def test_a_step_whose_rendering_raises_is_still_recorded_as_used(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The exchange is built once, after the step was decided: a reply that cannot be
+    rendered is a 500 finding, and the recording still says which step it used up."""
+    from conformance.wire import provider as provider_module
+    from conformance.wire._plan import RawRequest
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("cannot render")
+
+    monkeypatch.setattr(provider_module, "render_step", broken)
+    fake = ScriptedProvider([text("never rendered")], allow_unused=True)
+    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    plan = fake.respond(
+        RawRequest(
+            "POST", "/v1/chat/completions", [("content-type", "application/json")], body.encode()
+        )
+    )
+    assert plan.status == 500
+    (exchange,) = fake.wire
+    assert exchange.step is not None and exchange.step.index == 0
+    assert [f.kind for f in exchange.findings] == ["internal"]
