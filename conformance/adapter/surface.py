@@ -57,7 +57,10 @@ class Op:
         bind them to the Protocol's method; TypeError as Python would raise it."""
         positional = self.positional()
         if len(args) > len(positional):
-            raise TypeError(f"{self.name}() takes {len(positional)} positional arguments")
+            raise TypeError(
+                f"{self.name}() takes {len(positional)} positional argument"
+                f"{'' if len(positional) == 1 else 's'} but {len(args)} were given"
+            )
         bound = dict(zip(positional, args, strict=False))
         for key, value in kwargs.items():
             if key not in self.fields or key in bound:
@@ -113,11 +116,11 @@ class Op:
         members = _members(self.returns)
         if members is not None and not any(_is(value, m) for m in members):
             expected = " or ".join(_named(m) for m in members)
-            return call, f"returned a {type(value).__qualname__}, not {expected}"
+            return call, f"returned {_a(type(value).__qualname__)}, not {expected}"
         for where, inner in _open_parts(self.returns, value, call):
             problem = unserializable(inner, where)
-            if problem:
-                return where, problem
+            if problem:  # it names the place itself: `run().checkpoint['h'][0] ...`
+                return call, problem
         return None
 
 
@@ -226,8 +229,12 @@ def _is(value: Any, member: Any) -> bool:
 def _named(member: Any) -> str:
     if member is None or member is type(None):
         return "None"
-    name: str = (get_origin(member) or member).__name__
-    return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
+    return _a((get_origin(member) or member).__name__)
+
+
+def _a(name: str) -> str:
+    """`an int`, `a dict`: the messages are read by people."""
+    return f"{'an' if name[:1] in tuple('AEIOUaeiou') else 'a'} {name}"
 
 
 def _open_parts(tp: Any, value: Any, path: str) -> Iterator[tuple[str, Any]]:

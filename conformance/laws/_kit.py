@@ -3,9 +3,9 @@
 A law reads like the seed's sentence it checks, so everything it needs is named here:
 the adapter protocol's types, the fake and its script steps, the fixtures' types and
 key, `LawViolation` for a test that judges several laws, premises, and the seed's
-walkthrough messages. Law modules import nothing else from `conformance` (a test in
-tests/conformance checks it), so the runner's internals can change without touching a
-law, and a law author never learns them.
+walkthrough messages. Law modules import nothing else from `conformance`
+(tests/architecture/test_law_imports.py checks it), so the runner's internals can change
+without touching a law, and a law author never learns them.
 """
 
 from __future__ import annotations

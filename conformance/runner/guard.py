@@ -114,9 +114,13 @@ class GuardedImplementation:
             AGENT.create.name, self.inner.create_agent(spec), self.timeout, declared
         )
         if not isinstance(agent, AgentUnderTest):
+            missing = [op.name for op in AGENT.instance_ops() if not hasattr(agent, op.name)]
             raise AdapterContractError(
                 "create_agent()",
-                f"returned a {type(agent).__qualname__}, which lacks the AgentUnderTest methods",
+                f"returned a {type(agent).__qualname__}, which lacks the AgentUnderTest "
+                f"methods {', '.join(missing) or '(none by name; not a Protocol match)'}: "
+                "every method is required, even for a capability it does not declare (raise "
+                "NotImplementedError there; the law needing it is NOT_APPLICABLE)",
             )
         # its methods come from the op table, which a test holds to the Protocol
         return cast(AgentUnderTest, GuardedAgent(agent, self.timeout, declared))

@@ -33,7 +33,6 @@ from ..errors import (
     AdapterFailure,
     AdapterGaveUp,
     AdapterProtocolError,
-    AdapterReportedError,
     AdapterStopped,
     AdapterTimeout,
 )
@@ -268,7 +267,7 @@ class StdioImplementation:
         if channel is None:
             return None
         if channel.healthy:
-            with contextlib.suppress(AdapterFailure, AdapterReportedError, Refused):
+            with contextlib.suppress(AdapterFailure, Refused):  # a reported error is a failure too
                 self._wait(channel, StopRequest(seq=next(self._seq)), timeout)
         channel.process.close_stdin()
         code = channel.process.wait(timeout)

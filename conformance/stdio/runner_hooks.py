@@ -29,7 +29,7 @@ from .connector import (
     StdioImplementation,
     parse_command,
 )
-from .errors import AdapterFailure, AdapterReportedError, CommandSpecError
+from .errors import AdapterFailure, CommandSpecError
 
 MESSAGE_LIMIT = 3000
 DETAIL_LIMIT = 3500
@@ -104,7 +104,7 @@ def command_implementation(spec: str, config: pytest.Config | None) -> Implement
         raise pytest.UsageError(f"--adapter-stderr {log}: cannot write it: {error}") from None
     except CommandSpecError as error:
         raise pytest.UsageError(str(error)) from error
-    except (AdapterFailure, AdapterReportedError, Refused) as error:
+    except (AdapterFailure, Refused) as error:  # AdapterReportedError is a failure too
         raise pytest.UsageError(
             f"--impl {spec!r}: the adapter did not start: {type(error).__name__}: {error}"
         ) from error

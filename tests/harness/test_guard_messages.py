@@ -80,7 +80,7 @@ CASES = [
         "resume",
         ({}, "yes"),
         RunOutcome(checkpoint={"h": [BAD]}),
-        "resume().checkpoint: resume().checkpoint['h'][0] (a builtins.object) is not "
+        "resume(): resume().checkpoint['h'][0] (a builtins.object) is not "
         "JSON-serializable (Object of type object is not JSON serializable)",
     ),
     (
@@ -91,7 +91,7 @@ CASES = [
         "values are not JSON compliant)",
     ),
     ("abandon_pause", (), ["q"], "abandon_pause(): returned a list, not a dict or None"),
-    ("can_explain", (), 1, "can_explain(): returned a int, not a bool"),
+    ("can_explain", (), 1, "can_explain(): returned an int, not a bool"),
     (
         "last_identity",
         (),
@@ -151,5 +151,7 @@ async def test_a_declared_call_that_is_missing_is_an_assertion() -> None:
 
 
 async def test_create_agent_must_return_an_agent() -> None:
-    with pytest.raises(AdapterContractError, match="lacks the AgentUnderTest methods"):
+    with pytest.raises(AdapterContractError, match="lacks the AgentUnderTest methods") as raised:
         await GuardedImplementation(_Implementation("not an agent"), 0.05).create_agent(SPEC)
+    # the message names what is missing, so the author knows what to write
+    assert "methods run, follow_up, checkpoint, resume" in str(raised.value)

@@ -5,8 +5,10 @@ client, the server's dispatch, the guard) covers every op."""
 from __future__ import annotations
 
 import inspect
+import re
 import types
 import typing
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,3 +108,16 @@ def test_binding_arguments_is_pythons() -> None:
         run.bind((), {})
     with pytest.raises(TypeError, match="positional"):
         run.bind(("hi", None), {})
+
+
+def test_the_protocol_doc_lists_every_op_with_its_fields_in_order() -> None:
+    """docs/adapter-protocol.md's request table is written by hand for readers; it must
+    say what the table says (the ops in order, each with its request's fields)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "adapter-protocol.md").read_text()
+    rows = re.findall(r"^\| `([a-z_.]+)` \| (.*?) \|", doc, flags=re.MULTILINE)
+    listed = {op: re.findall(r"`([a-z_]+)`", fields) for op, fields in rows}
+    wanted = ["start", *(op.op for op in AGENT.ops()), "stop"]
+    assert [op for op in listed if op in wanted] == wanted
+    for op in AGENT.ops():
+        fields = [AGENT.handle, *op.fields] if op is not AGENT.create else ["agent", "spec"]
+        assert listed[op.op] == fields, f"the doc's row for {op.op} lists {listed[op.op]}"
