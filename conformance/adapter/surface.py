@@ -29,7 +29,10 @@ class Op:
     stdio `op`. `params` holds its parameters in order: those without a default are
     passed positionally, the rest by keyword (as the Protocol writes them). `returns` is
     the Python result type; `reply` the result as an ok reply carries it, checked as
-    written under --validate-protocol (None: the reply carries nothing)."""
+    written under --validate-protocol (None: the reply carries nothing). `capability`
+    and `refusals` document the op in the schema and the docs; the runner gates laws,
+    not calls, by capability, and a refusal's kind is judged by the laws that expect it,
+    so neither is enforced per call."""
 
     name: str
     params: type[BaseModel]

@@ -19,7 +19,15 @@ from typing import Any
 from ..redaction import Redactor
 from . import _routes as routes
 from . import _strict_json as strict_json
-from ._plan import BodyCut, Plan, RawRequest, json_plan
+from ._draft import (
+    Draft,
+    Refusal,
+    describe_abort,
+    describe_too_large,
+    generic_error,
+    models_body,
+)
+from ._plan import Plan, RawRequest, json_plan
 from ._rendering import render_step
 from ._routes import Endpoint
 from .dialects._base import DialectCodec, WireFormatError
@@ -291,7 +299,7 @@ class ScriptedProvider:
         Parsing happens outside the lock; numbering, step consumption and logging happen
         inside one critical section, so sequence numbers, the log's order and the order
         steps were used always agree, even under concurrency. The exchange is built once,
-        at the end of it, from what parsing (`_Draft`) and the step decided; nothing
+        at the end of it, from what parsing (`Draft`) and the step decided; nothing
         writes to it after, and its delivery time goes to its `Delivery`.
         """
         arrived = time.monotonic()
@@ -304,11 +312,11 @@ class ScriptedProvider:
         method = redactor.scrub_text(raw.method)
         path = redactor.scrub_text(raw.path.split("?", 1)[0])
         headers = record_headers(raw.headers, redactor)
-        draft = _Draft()
+        draft = Draft()
         try:
             outcome = self._parse(raw, route, draft, (method, path))
         except Exception as error:  # a fake that dies on bad input hides the evidence
-            outcome = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
+            outcome = Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
         delivery = Delivery()
         with self._lock:
             self._seq += 1
@@ -316,7 +324,7 @@ class ScriptedProvider:
             try:
                 plan = self._decide(outcome, codec, seq, draft)
             except Exception as error:
-                refusal = _Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
+                refusal = Refusal("internal", f"turnlaw: internal error: {error!r}", 500)
                 plan = self._refuse(refusal, codec, draft)
             exchange = Exchange(
                 seq=seq,
@@ -342,31 +350,31 @@ class ScriptedProvider:
         return plan
 
     def _parse(
-        self, raw: RawRequest, route: routes.Resolved, draft: _Draft, asked: tuple[str, str]
-    ) -> RequestIR | Plan | _Refusal:
+        self, raw: RawRequest, route: routes.Resolved, draft: Draft, asked: tuple[str, str]
+    ) -> RequestIR | Plan | Refusal:
         """Everything that needs no lock: the body's size, JSON, the dialect, the invariants.
         What it learns about the request goes into `draft`, as soon as it is known."""
         if raw.cut is not None and raw.cut.reason in ("aborted", "stalled"):
-            draft.aborted = self.redactor.scrub_text(_describe_abort(raw.cut))
+            draft.aborted = self.redactor.scrub_text(describe_abort(raw.cut))
             return Plan(0, [], [])  # nobody is left to read a reply
         size = raw.cut.received if raw.cut is not None else len(raw.body)
         limit = min(self.max_body, raw.cut.limit or self.max_body) if raw.cut else self.max_body
         if size > limit or (raw.cut is not None and raw.cut.reason == "too_large"):
-            return _Refusal("too_large", _describe_too_large(raw.cut, size, limit), 413)
+            return Refusal("too_large", describe_too_large(raw.cut, size, limit), 413)
         endpoint = route.endpoint
         if endpoint is Endpoint.MODELS:
-            return json_plan(200, _models_body(self.models, raw.headers))
+            return json_plan(200, models_body(self.models, raw.headers))
         codec = route.codec
         if endpoint is not Endpoint.DIALECT or codec is None:
             message = f"turnlaw: no endpoint {asked[0]} {asked[1]}; served: {routes.SERVED}"
             status = 405 if endpoint is Endpoint.METHOD_NOT_ALLOWED else 404
-            return _Refusal("unknown_endpoint", message, status, route.allow)
+            return Refusal("unknown_endpoint", message, status, route.allow)
         redactor = self.redactor
         try:
             body = strict_json.loads(raw.body)
         except strict_json.JsonRefusal as error:
             draft.body = redactor.scrub_text(raw.body.decode("utf-8", "replace"))
-            return _Refusal("malformed", f"turnlaw: request body: {error}", 400)
+            return Refusal("malformed", f"turnlaw: request body: {error}", 400)
         # Parsed as sent, stored scrubbed: a key that is also a word ("messages") must not
         # change what the request means. `\u` escapes can spell a key the raw bytes hide.
         secret_inside = redactor.found_in(raw.body) or (
@@ -376,7 +384,7 @@ class ScriptedProvider:
         try:
             request = codec.parse_request(body)
         except WireFormatError as error:
-            return _Refusal("malformed", f"turnlaw: {error}", 400)
+            return Refusal("malformed", f"turnlaw: {error}", 400)
         draft.ir = scrub_request(request, redactor, draft.body) if secret_inside else request
         if self.check_invariants and (problems := check_request(request, codec)):
             draft.problems.extend(("invariant", problem) for problem in problems)
@@ -384,25 +392,25 @@ class ScriptedProvider:
 
     def _decide(
         self,
-        outcome: RequestIR | Plan | _Refusal,
+        outcome: RequestIR | Plan | Refusal,
         codec: DialectCodec | None,
         seq: int,
-        draft: _Draft,
+        draft: Draft,
     ) -> Plan:
         """Under the lock: consume a step and render it, or render the refusal."""
         if isinstance(outcome, Plan):
             return outcome
-        if isinstance(outcome, _Refusal):
+        if isinstance(outcome, Refusal):
             return self._refuse(outcome, codec, draft)
         assert codec is not None
         answer = self._play(outcome, codec, seq, draft)
-        if isinstance(answer, _Refusal):
+        if isinstance(answer, Refusal):
             return self._refuse(answer, codec, draft)
         return answer
 
     def _play(
-        self, request: RequestIR, codec: DialectCodec, seq: int, draft: _Draft
-    ) -> Plan | _Refusal:
+        self, request: RequestIR, codec: DialectCodec, seq: int, draft: Draft
+    ) -> Plan | Refusal:
         """The next step of the first script that accepts `request`, rendered; or why not.
         The step is reported to `draft` as soon as it is used: a rendering that raises
         must not hide which step the request consumed."""
@@ -412,14 +420,14 @@ class ScriptedProvider:
                 f"turnlaw: no script matches this request (model {request.model!r}, "
                 f"{request.dialect.value}); scripts: {[s.name for s in self._scripts]}"
             )
-            return _Refusal("unmatched", message, 400)
+            return Refusal("unmatched", message, 400)
         if script.exhausted:
             message = (
                 f"turnlaw: script '{script.name}' ran out: this is request #{seq} "
                 f"(model {request.model!r}) and all {len(script.steps)} scripted step(s) were "
                 f"used. Last user text: {(request.user_texts() or [''])[-1][:80]!r}"
             )
-            return _Refusal("exhausted", message, 400)
+            return Refusal("exhausted", message, 400)
         index = script.position
         step = script.steps[index]
         script.position += 1
@@ -429,13 +437,13 @@ class ScriptedProvider:
                 produced: object = step.fn(request)
             except Exception as error:  # a broken test callback must still answer
                 message = f"turnlaw: react step {index} raised {error!r}"
-                return _Refusal("react_failed", message, 500)
+                return Refusal("react_failed", message, 500)
             if not isinstance(produced, Text | ToolCalls | Fault | StreamError | Hold):
                 message = (
                     f"turnlaw: react step {index} returned {produced!r}; expected a step "
                     "(Text, ToolCalls, Fault, StreamError or Hold)"
                 )
-                return _Refusal("react_failed", message, 500)
+                return Refusal("react_failed", message, 500)
             step = produced
         hold: Hold | None = None
         if isinstance(step, Hold):
@@ -447,11 +455,11 @@ class ScriptedProvider:
         plan.hold_limit = self.hold_limit
         return plan
 
-    def _refuse(self, refusal: _Refusal, codec: DialectCodec | None, draft: _Draft) -> Plan:
+    def _refuse(self, refusal: Refusal, codec: DialectCodec | None, draft: Draft) -> Plan:
         """The error reply, in the dialect's shape; its finding goes to `draft`."""
         message = self.redactor.scrub_text(refusal.message)
         draft.problems.append((refusal.kind, message))
-        body = codec.render_error(refusal.status, message) if codec else _generic_error(message)
+        body = codec.render_error(refusal.status, message) if codec else generic_error(message)
         plan = json_plan(refusal.status, body)
         if refusal.allow:
             plan.headers.append(("allow", refusal.allow))
@@ -466,65 +474,8 @@ class ScriptedProvider:
         return tuple(Finding(kind=kind, seq=seq, message=scrub(text)) for kind, text in problems)
 
 
-@dataclass(slots=True)
-class _Draft:
-    """What parsing and refusing learned about a request, before its `Exchange` is built:
-    the one place they report to (an exception halfway keeps what was learned so far)."""
-
-    body: Any = None
-    ir: RequestIR | None = None
-    aborted: str | None = None
-    step: StepRef | None = None
-    problems: list[tuple[FindingKind, str]] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class _Refusal:
-    kind: FindingKind
-    message: str
-    status: int
-    allow: str = ""  # a 405's Allow header
-
-
-def _describe_abort(cut: BodyCut) -> str:
-    declared = f" of {cut.declared}" if cut.declared is not None else ""
-    detail = cut.detail or "the client closed the connection"
-    return f"{detail} after {cut.received}{declared} body bytes; no step was used"
-
-
-def _describe_too_large(cut: BodyCut | None, size: int, limit: int) -> str:
-    if cut is not None and cut.declared is not None:
-        amount = f"{cut.declared} bytes declared (Content-Length)"
-    elif cut is not None:
-        amount = f"more than {limit} bytes sent"
-    else:
-        amount = f"{size} bytes sent"
-    return (
-        f"turnlaw: request body too large: {amount}; the limit is {limit} bytes "
-        "(ScriptedProvider(max_body=...), serve --max-body)"
-    )
-
-
 def _describe(step: Step) -> str:
     return f"{step.kind} '{step.label}'" if step.label else step.kind
-
-
-def _models_body(models: Sequence[str], headers: Sequence[tuple[str, str]]) -> Any:
-    anthropic = any(name.lower() == "anthropic-version" for name, _ in headers)
-    if anthropic:
-        data = [
-            {"type": "model", "id": m, "display_name": m, "created_at": "2025-01-01T00:00:00Z"}
-            for m in models
-        ]
-        return {"data": data, "has_more": False, "first_id": models[0], "last_id": models[-1]}
-    return {
-        "object": "list",
-        "data": [{"id": m, "object": "model", "created": 0, "owned_by": "turnlaw"} for m in models],
-    }
-
-
-def _generic_error(message: str) -> Any:
-    return {"error": {"message": message, "type": "invalid_request_error"}}
 
 
 __all__ = ["Script", "ScriptedProvider", "WireVerificationError"]

@@ -64,7 +64,7 @@ class PendingQuestionDiscarded(Agent):
     def pending_refusal(
         self, door: Door, conversation: AgentRunCheckpoint
     ) -> PendingQuestion | None:
-        if door in ("run", "follow_up"):
+        if door == "run":  # follow_up continues the paused conversation itself: refused anyway
             return None
         return super().pending_refusal(door, conversation)
 
