@@ -127,9 +127,6 @@ class GuardedImplementation:
 
 
 __all__ = [
-    "AdapterContractError",
-    "AdapterTimeout",
-    "DeclaredButMissing",
     "GuardedAgent",
     "GuardedImplementation",
     "OwnsCallDeadline",

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import settings
 
 from ..adapter import Capability, Implementation
+from ..errors import AdapterGaveUp
 from ..pytest_plugin import session_redactor
 from ..registry import RegistryError, law
-from ..stdio.errors import AdapterGaveUp
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from ._run_state import (

@@ -42,7 +42,6 @@ from ._channel import Channel, open_channel, outcome_of
 from ._process import MAX_LINE
 from ._reply_line import UnreadableReply, read_reply
 from ._stderr import StderrTail
-from .errors import CommandSpecError
 from .protocol import (
     ImplementationInfo,
     StartRequest,
@@ -79,6 +78,11 @@ class ConnectorOptions:
             reply_timeout=self.reply_timeout * multiplier,
             start_timeout=self.start_timeout * multiplier,
         )
+
+
+class CommandSpecError(ValueError):
+    """`--impl cmd:...` that cannot be split into a command line: the user's mistake,
+    caught before any process starts (a UsageError in the runner)."""
 
 
 def parse_command(spec: str) -> list[str]:
@@ -309,6 +313,7 @@ def start_command(spec: str, options: ConnectorOptions | None = None) -> StdioIm
 __all__ = [
     "MAX_LINE",
     "AdapterCrashed",
+    "CommandSpecError",
     "ConnectorOptions",
     "StdioAgent",
     "StdioImplementation",

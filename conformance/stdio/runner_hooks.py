@@ -21,15 +21,16 @@ from typing import Any
 import pytest
 
 from ..adapter import Implementation, Refused
+from ..errors import AdapterFailure
 from .connector import (
     MAX_LINE,
     MAX_RESTARTS,
     REPLY_TIMEOUT,
+    CommandSpecError,
     ConnectorOptions,
     StdioImplementation,
     parse_command,
 )
-from .errors import AdapterFailure, CommandSpecError
 
 MESSAGE_LIMIT = 3000
 DETAIL_LIMIT = 3500

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from conformance.adapter import AgentSpec, Refused
+from conformance.errors import AdapterProtocolError, AdapterReportedError
 from conformance.stdio import protocol as p
 from conformance.stdio._channel import Channel, outcome_of
 from conformance.stdio._stderr import STDERR_TAIL_LINES, StderrTail
-from conformance.stdio.errors import AdapterProtocolError, AdapterReportedError
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 from tests.hostile.stdio_lines import OPS, WAITING, lines, strictly_valid
 

@@ -16,8 +16,7 @@ from conformance.stdio import (
     AdapterTimeout,
     StdioImplementation,
 )
-from conformance.stdio.connector import parse_command
-from conformance.stdio.errors import CommandSpecError
+from conformance.stdio.connector import CommandSpecError, parse_command
 
 from .conftest import Start, faulty_argv, ops
 
