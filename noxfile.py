@@ -6,6 +6,8 @@ Sessions use uv when it is installed (`pip install "nox[uv]"`), else virtualenv.
 
 from __future__ import annotations
 
+import shutil
+import sys
 from pathlib import Path
 
 import nox
@@ -19,6 +21,7 @@ nox.options.sessions = [
     "thirdparty-openai_agents",
     "thirdparty-langgraph",
     "js-runtime",
+    "beside-openai2",
     "lint",
 ]
 nox.options.reuse_existing_virtualenvs = True
@@ -64,7 +67,7 @@ def conformance(session: nox.Session) -> None:
     Everything after `--` goes to pytest: `--impl`, `--dialects`, `--results FILE`,
     `--report-md FILE`, `--expectations FILE`, `--hypothesis-profile thorough`, `-k`.
     """
-    session.install("-e", ".")
+    session.install("-e", ".[reference]")
     if session.posargs:  # your runtime: the matrix has no column for it
         # `python -m pytest` puts the current directory on sys.path: your adapter
         session.run("python", *SUITE, "--hypothesis-profile=ci", "-q", *session.posargs)
@@ -151,11 +154,77 @@ def js_runtime(session: nox.Session) -> None:
     )
 
 
+BESIDE_OPENAI2 = """
+import importlib.util, openai
+assert openai.__version__.split(".")[0] == "2", openai.__version__
+assert importlib.util.find_spec("anthropic") is None, "anthropic is installed"
+print(f"turnlaw beside openai {openai.__version__}, without anthropic")
+"""
+
+
+@nox.session(python=PYTHON, name="beside-openai2")
+def beside_openai2(session: nox.Session) -> None:
+    """turnlaw installed beside a framework that pins `openai<3`, without `anthropic`:
+    the suite against a runtime on openai 2.x in-process, then against the reference,
+    which lives in its own environment (with its SDKs) and is driven through `cmd:`."""
+    session.install("openai<3")
+    session.install("-e", ".")  # the suite alone: no SDK of its own
+    session.run("python", "-c", BESIDE_OPENAI2)
+    suite = ["python", *SUITE, "--hypothesis-profile=ci", "-q", "-p", "no:cacheprovider"]
+    session.run(*suite, "--impl", "examples.beside_openai2.adapter:implementation")
+    reference = Path(session.create_tmp()) / "reference-env"
+    python = _environment_with_the_reference(session, reference)
+    session.run(*suite, "--impl", f"cmd:{python} -m reference_impl.stdio_adapter")
+
+
+def _environment_with_the_reference(session: nox.Session, folder: Path) -> Path:
+    """A second virtualenv holding turnlaw with the reference's SDKs; its python."""
+    python = folder / "bin" / "python"
+    uv = shutil.which("uv") or _bundled_uv()
+    if uv:
+        session.run(
+            uv,
+            "venv",
+            "--quiet",
+            "--allow-existing",
+            "--python",
+            PYTHON,
+            str(folder),
+            external=True,
+        )
+        session.run(
+            uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(python),
+            "-e",
+            ".[reference]",
+            external=True,
+        )
+    else:
+        session.run(sys.executable, "-m", "venv", str(folder), external=True)
+        session.run(
+            str(python), "-m", "pip", "install", "--quiet", "-e", ".[reference]", external=True
+        )
+    return python
+
+
+def _bundled_uv() -> str | None:
+    """The uv that `pip install "nox[uv]"` put beside nox, if any."""
+    try:
+        from uv import find_uv_bin
+    except ImportError:
+        return None
+    return str(find_uv_bin())
+
+
 @nox.session(python=PYTHON)
 def snapshots(session: nox.Session) -> None:
     """Regenerate the reference's wire recordings in recordings/reference/ (and delete
     recordings no scenario produces any more)."""
-    session.install("-e", ".")
+    session.install("-e", ".[test]")
     session.run("pytest", "tests/snapshots", "--snapshot-update", "-q", *session.posargs)
 
 

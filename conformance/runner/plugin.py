@@ -40,6 +40,8 @@ from .redacting import ArtifactSweep, ReportScrubber, learn_environment
 register_profiles()  # before --hypothesis-profile is read; tests/conftest.py relies on it
 
 DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
+REFERENCE_SDKS = frozenset({"openai", "anthropic"})
+"""What the reference runtime imports that the suite does not (the `reference` extra)."""
 SMOKE_LAW = "smoke.one-turn"
 DEFAULT_CALL_TIMEOUT = 30.0
 DEFAULT_TEST_TIMEOUT = 240.0
@@ -101,8 +103,16 @@ def load_implementation(spec: str, config: pytest.Config | None = None) -> Imple
     try:
         module = importlib.import_module(module_name)
     except Exception as error:
+        missing = error.name if isinstance(error, ModuleNotFoundError) else None
+        hint = ""
+        if module_name.startswith("reference_impl") and missing in REFERENCE_SDKS:
+            hint = (
+                "; the bundled reference runtime needs the official SDKs: install "
+                "'turnlaw[reference]', or pass --impl for your own runtime (the suite "
+                "itself needs no SDK)"
+            )
         raise pytest.UsageError(
-            f"--impl {spec!r}: cannot import {module_name}: {error!r}"
+            f"--impl {spec!r}: cannot import {module_name}: {error!r}{hint}"
         ) from error
     try:
         implementation = getattr(module, attr)

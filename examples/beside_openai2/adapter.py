@@ -1,0 +1,155 @@
+"""A runtime on openai 2.x, judged in-process by a suite installed beside it.
+
+Frameworks that pin `openai<3` can still run turnlaw in their own environment: the suite
+and the fake need no provider SDK (only the bundled reference runtime does, through the
+`turnlaw[reference]` extra). This runtime is the smallest honest one on that SDK — one
+conversation per agent, kept as Chat Completions messages — and `nox -s beside-openai2`
+runs the suite against it in a virtualenv that has `openai<3` and no `anthropic`.
+
+    python -m pytest -p conformance.runner.plugin --pyargs conformance.laws \
+        --impl examples.beside_openai2.adapter:implementation --dialects openai-chat
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+
+from conformance.adapter import (
+    JSON,
+    AgentSpec,
+    Capability,
+    IdentityReport,
+    IdentitySpec,
+    RefusalKind,
+    Refused,
+    RunOutcome,
+)
+from conformance.catalog import TOOLS, WhoamiReport
+from conformance.wire.ir import Dialect
+
+Message = dict[str, Any]
+VERSION = 1
+MAX_TOOL_ROUNDS = 8
+ROLES = ("user", "assistant", "tool")
+
+
+def _history(checkpoint: JSON) -> list[Message]:
+    """A checkpoint's messages, or a refusal: this runtime's own format, checked whole."""
+    if not isinstance(checkpoint, dict) or checkpoint.get("version") != VERSION:
+        raise Refused(RefusalKind.INVALID_CHECKPOINT, "not a checkpoint of this runtime")
+    messages = checkpoint.get("messages")
+    if not isinstance(messages, list) or not all(
+        isinstance(m, dict) and m.get("role") in ROLES and isinstance(m.get("content"), str)
+        for m in messages
+    ):
+        raise Refused(RefusalKind.INVALID_CHECKPOINT, "its messages are not chat messages")
+    return json.loads(json.dumps(messages))  # a copy: the caller's data stays theirs
+
+
+class ChatAgent:
+    """One agent: its system prompt, its SDK client, and its last completed conversation."""
+
+    def __init__(self, spec: AgentSpec) -> None:
+        self.spec = spec
+        self.client = openai.AsyncOpenAI(base_url=spec.base_url, api_key=spec.api_key)
+        self.last: list[Message] | None = None
+
+    async def _turn(self, history: list[Message], message: str) -> RunOutcome:
+        """One turn: model calls until an answer, each tool call answered in between."""
+        conversation = [*history, {"role": "user", "content": message}]
+        system = [{"role": "system", "content": self.spec.system}] if self.spec.system else []
+        tools = [
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": TOOLS[name].description,
+                    "parameters": TOOLS[name].parameters_schema(),
+                },
+            }
+            for name in self.spec.tools
+        ]
+        for _ in range(MAX_TOOL_ROUNDS):
+            reply = await self.client.chat.completions.create(
+                model=self.spec.model,
+                messages=[*system, *conversation],
+                **({"tools": tools} if tools else {}),
+            )
+            said = reply.choices[0].message
+            if not said.tool_calls:
+                answer = said.content or ""
+                conversation.append({"role": "assistant", "content": answer})
+                self.last = conversation  # only a completed turn is the agent's conversation
+                return RunOutcome(answer=answer, checkpoint=await self.checkpoint())
+            calls = [c.model_dump(include={"id", "type", "function"}) for c in said.tool_calls]
+            conversation.append(
+                {"role": "assistant", "content": said.content or "", "tool_calls": calls}
+            )
+            for call in said.tool_calls:
+                result = self._call_tool(call.function.name, call.function.arguments)
+                conversation.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        raise RuntimeError(f"no answer after {MAX_TOOL_ROUNDS} tool rounds")
+
+    def _call_tool(self, name: str, arguments: str) -> str:
+        if name not in self.spec.tools:
+            return f"no tool {name!r}"
+        if name == "echo":
+            given = json.loads(arguments or "{}")
+            return str(given.get("text", TOOLS["echo"].default("text")))
+        if name == "whoami":  # tool_context is not declared: nothing was told
+            return WhoamiReport.told(None).as_text()
+        raise NotImplementedError("pause is not declared: ask_person cannot pause")
+
+    async def run(
+        self,
+        message: str,
+        *,
+        continue_from: JSON | None = None,
+        identity: IdentitySpec | None = None,
+        session_id: str | None = None,
+    ) -> RunOutcome:
+        if identity is not None or session_id is not None:
+            raise NotImplementedError("identity and session_id are not declared")
+        history = [] if continue_from is None else _history(continue_from)
+        return await self._turn(history, message)
+
+    async def follow_up(self, message: str) -> RunOutcome:
+        if self.last is None:
+            raise Refused(RefusalKind.NO_CONVERSATION, "no completed run to follow up")
+        return await self._turn(self.last, message)
+
+    async def checkpoint(self) -> JSON:
+        if self.last is None:
+            raise Refused(RefusalKind.NO_CONVERSATION, "no completed run yet")
+        return {"version": VERSION, "messages": [dict(m) for m in self.last]}
+
+    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
+        raise NotImplementedError("pause is not declared")
+
+    async def abandon_pause(self) -> dict[str, str] | None:
+        raise NotImplementedError("pause is not declared")
+
+    async def can_explain(self) -> bool:
+        raise NotImplementedError("self_explain is not declared")
+
+    async def last_identity(self) -> IdentityReport | None:
+        raise NotImplementedError("identity_report is not declared")
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+class ChatImplementation:
+    name = "chat on openai 2.x"
+    version = openai.__version__
+    capabilities = frozenset({Capability.FOLLOW_UP, Capability.CONTINUE_FROM})
+    dialects = frozenset({Dialect.OPENAI_CHAT})
+
+    async def create_agent(self, spec: AgentSpec) -> ChatAgent:
+        return ChatAgent(spec)
+
+
+implementation: Any = ChatImplementation()

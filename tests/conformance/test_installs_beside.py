@@ -1,0 +1,58 @@
+"""The suite needs no provider SDK: only the bundled reference runtime does.
+
+A framework that pins `openai<3`, or has no `anthropic`, installs turnlaw beside itself
+(`nox -s beside-openai2` does it for real, with openai 2.x installed). These tests hide
+the SDKs from a child interpreter (a `None` in `sys.modules` makes their import fail as
+a missing module does) and check what still works, and what a user is told.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+HIDE_SDKS = "import sys\nsys.modules['openai'] = None\nsys.modules['anthropic'] = None\n"
+
+
+def run_without_sdks(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", HIDE_SDKS + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_suite_the_fake_and_the_stdio_connector_import_without_an_sdk() -> None:
+    done = run_without_sdks(
+        """
+        import conformance.adapter, conformance.catalog, conformance.errors
+        import conformance.laws._kit, conformance.runner.plugin, conformance.stdio
+        import conformance.wire, conformance.wire.in_process, conformance.wire.loopback
+        import conformance.matrix, conformance.replay.player
+        print("imported")
+        """
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "imported"
+
+
+def test_the_hidden_sdks_really_are_hidden() -> None:
+    done = run_without_sdks("import reference_impl.providers\n")
+    assert done.returncode != 0 and "ModuleNotFoundError" in done.stderr
+
+
+def test_the_default_reference_without_its_sdks_says_which_extra_to_install() -> None:
+    done = run_without_sdks(
+        """
+        import pytest
+        raise SystemExit(pytest.main(
+            ["-p", "conformance.runner.plugin", "--pyargs", "conformance.laws", "-q",
+             "-p", "no:cacheprovider"]
+        ))
+        """
+    )
+    assert done.returncode == 4, done.stdout + done.stderr  # a usage error, not a red run
+    said = done.stdout + done.stderr
+    assert "install 'turnlaw[reference]', or pass --impl for your own runtime" in said
