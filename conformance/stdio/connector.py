@@ -121,6 +121,7 @@ class StdioImplementation:
         self.info: ImplementationInfo = started.implementation
         version = f" {self.info.version}" if self.info.version else ""
         self.name = f"{self.info.name}{version} ({self.info.language}, stdio)"
+        self.version: str | None = self.info.version  # the results header's, as in-process
         self.capabilities: frozenset[Capability] = frozenset(started.capabilities)
         self.dialects: frozenset[Dialect] = frozenset(started.dialects)
         self.trace_tool: str | None = started.trace_tool

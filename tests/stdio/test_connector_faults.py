@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from pathlib import Path
 
@@ -171,3 +172,15 @@ async def test_pipelined_requests_are_paired_by_seq_not_by_order(start_faulty: S
 def test_stop_ends_the_process_cleanly(start_faulty: Start) -> None:
     implementation = start_faulty("chatty_stderr")
     assert implementation.stop(timeout=5) == 0
+
+
+def test_the_version_start_reports_is_the_implementations_for_the_results_header() -> None:
+    """The results header reads `implementation.version`, as for an in-process adapter;
+    a cmd: adapter's version comes from its `start` reply (it was null before)."""
+    from conformance import __version__
+
+    implementation = StdioImplementation([sys.executable, "-m", "reference_impl.stdio_adapter"])
+    try:
+        assert implementation.version == implementation.info.version == __version__
+    finally:
+        implementation.stop()
