@@ -53,11 +53,22 @@ class Refused(Exception):
 
 
 class CompactionSpec(BaseModel):
+    """Fold older turns into a summary the model writes, once the conversation grows.
+
+    A turn is a user message and everything after it up to the next user message. The
+    laws script short turns and count them; a runtime whose trigger is tokens or
+    characters sets its budget so that `trigger_turns + 1` such turns exceed it, and says
+    so in the implementation's `notes`."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    trigger_turns: int = Field(ge=1)
-    keep_recent_turns: int = Field(ge=1)
-    keep_originals: bool = False
+    trigger_turns: int = Field(
+        ge=1, description="fold when more than this many turns follow the last summary"
+    )
+    keep_recent_turns: int = Field(ge=1, description="the latest turns kept verbatim")
+    keep_originals: bool = Field(
+        default=False, description="the folded span keeps its original turns too"
+    )
 
 
 class AgentSpec(BaseModel):
@@ -74,7 +85,14 @@ class AgentSpec(BaseModel):
     tools: tuple[ToolName, ...] = ()
     memory: bool = False
     self_explain: bool = False
-    window: int | None = Field(default=None, ge=1, description="keep_recent_turns")
+    window: int | None = Field(
+        default=None,
+        ge=1,
+        description="show the model only the last N turns (a turn: a user message and "
+        "everything after it up to the next one, so a tool call stays with its result; a "
+        "runtime that counts messages keeps the messages of the last N turns); what is "
+        "stored is never trimmed",
+    )
     compaction: CompactionSpec | None = None
 
 
