@@ -79,20 +79,17 @@ def fresh_model() -> str:
 
 
 class Cast:
-    """Agents by (role, id), reused across Hypothesis examples: building one costs far more
-    than a turn, and every example starts from a fresh run() or an explicit continue_from.
-    Recorders and continuers are separate instances, so a continuer never holds the
-    conversation it is handed."""
+    """Builds each example's agents, fresh every time: an agent reused across Hypothesis
+    examples would carry one example's conversation into the next, and a runtime whose
+    agents keep history (a law of its own, `run.no-history`) would then FAIL this law for
+    another law's reason. Recorders and continuers are separate instances, so a
+    continuer never holds the conversation it is handed."""
 
     def __init__(self, new_agent: AgentFactory) -> None:
         self._new_agent = new_agent
-        self._agents: dict[tuple[str, AgentId], AgentUnderTest] = {}
 
     async def agent(self, role: str, agent_id: AgentId) -> AgentUnderTest:
-        key = (role, agent_id)
-        if key not in self._agents:
-            self._agents[key] = await self._new_agent(id=agent_id)
-        return self._agents[key]
+        return await self._new_agent(id=agent_id)
 
 
 @pytest.fixture
