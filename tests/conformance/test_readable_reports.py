@@ -12,6 +12,7 @@ import pytest
 import conformance.runner.plugin  # noqa: F401
 import reference_impl.conformance_adapter  # noqa: F401
 from conformance import matrix
+from conformance.__main__ import main
 from conformance.lawdoc import LAWS_DOC, law_lines, laws_markdown
 from conformance.runner.capability_words import (
     needed_capabilities,
@@ -201,3 +202,18 @@ def test_repro_dir_still_decides(suite: pytest.Pytester, tmp_path: Path) -> None
     assert run.ret == 1
     assert list(chosen.glob("run.no-history-*.json"))
     assert not (results.parent / "repro").exists()
+
+
+def test_reading_a_results_file_back_names_the_dialects_and_where_each_law_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_results(
+        tmp_path / "results.jsonl",
+        [record("smoke.one-turn", "PASS"), record("run.no-history", "PASS")],
+        dialects=["openai-chat", "anthropic-messages"],
+    )
+    assert main(["report", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  dialects: openai-chat, anthropic-messages\n" in out
+    line = law_lines()["run.no-history"]
+    assert f"  PASS            run.no-history  {LAWS_DOC}:{line}\n" in out
