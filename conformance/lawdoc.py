@@ -12,6 +12,9 @@ from importlib import resources
 
 from .registry import load_laws
 
+LAWS_DOC = "docs/laws.md"
+"""Where `python -m conformance laws-doc` writes the doc, relative to the repository."""
+
 
 def checks_by_law() -> dict[str, list[str]]:
     """law id -> ["test_module.py::test_name", ...] for every marker in conformance/laws."""
@@ -52,7 +55,7 @@ def laws_markdown() -> str:
     ]
     for law in load_laws().values():
         status = " (retired)" if law.retired else ""
-        lines += [f"## `{law.id}` — {law.level.value}{status}", "", f"> {law.quote}", ""]
+        lines += [_heading(law.id, law.level.value, status), "", f"> {law.quote}", ""]
         lines.append(f"- source: {law.source}")
         needs = ", ".join(f"`{c.value}`" for c in law.requires) or "nothing beyond one-turn runs"
         lines.append(f"- requires: {needs}")
@@ -63,3 +66,27 @@ def laws_markdown() -> str:
             lines.append(f"- tests: none yet — {law.planned or 'MISSING'}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _heading(law_id: str, level: str, status: str) -> str:
+    return f"## `{law_id}` — {level}{status}"
+
+
+def law_lines() -> dict[str, int]:
+    """law id -> the line (from 1) of its heading in docs/laws.md, as this version of the
+    suite writes it: what a report points at with `docs/laws.md:<line>`."""
+    headings = {
+        _heading(law.id, law.level.value, " (retired)" if law.retired else ""): law.id
+        for law in load_laws().values()
+    }
+    return {
+        headings[line]: number
+        for number, line in enumerate(laws_markdown().splitlines(), start=1)
+        if line in headings
+    }
+
+
+def law_location(law_id: str, lines: dict[str, int] | None = None) -> str:
+    """`docs/laws.md:<line>` of a law's entry (the doc's path alone for an unknown id)."""
+    line = (law_lines() if lines is None else lines).get(law_id)
+    return LAWS_DOC if line is None else f"{LAWS_DOC}:{line}"

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Literal
@@ -23,6 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .registry import Level, load_laws
+from .runner.capability_words import needed_capabilities
 from .runner.collect import ResultsFileError, read_results
 from .runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome, worst
 
@@ -40,8 +40,6 @@ README = Path("README.md")
 RESULTS_DIR = Path("build/conformance")
 SUMMARY_START = "<!-- conformance-matrix summary: generated, do not edit -->"
 SUMMARY_END = "<!-- /conformance-matrix summary -->"
-
-_NEEDS = re.compile(r"\bneeds ([a-z_]+(?:, [a-z_]+)*)")
 
 Shown = Literal["PASS", "FAIL", "N/A", "ERROR", "TIMEOUT", "XPASS"]
 
@@ -133,8 +131,9 @@ def _cell(outcome: Outcome, detail: str, expected_reason: str) -> Cell:
         return Cell(outcome="PASS")
     if outcome is Outcome.NOT_APPLICABLE:
         said = first_line.partition(NOT_APPLICABLE_PREFIX)[2].rstrip("')\"")
-        needs = _NEEDS.search(said)
-        return Cell(outcome="N/A", reason=f"needs {needs.group(1)}" if needs else said)
+        # a column keeps the capabilities as data ("needs a, b"): the doc words them
+        needs = needed_capabilities(said)
+        return Cell(outcome="N/A", reason=f"needs {', '.join(needs)}" if needs else said)
     if outcome is Outcome.XFAIL:
         return Cell(outcome="FAIL", reason=expected_reason)
     if outcome is Outcome.XPASS:

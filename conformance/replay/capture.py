@@ -1,14 +1,19 @@
 """Writing a repro file when a law test fails (loaded by conformance.runner.plugin).
 
-`--repro-dir DIR` (default `repro/`, which .gitignore keeps out of the repository)
-receives `<law-id>-<short-hash>.json` for every test that failed after the expectation
-manifest was applied (a known failure is not news), and the failure report ends with
-the command that replays it.
+`--repro-dir DIR` receives `<law-id>-<short-hash>.json` for every test that failed after
+the expectation manifest was applied (a known failure is not news), and the failure
+report ends with the command that replays it.
+
+Without `--repro-dir`, repro files go beside the run's other artifacts: `repro/` in the
+folder of `--results` (or of `--report-md`). A run that writes neither keeps them in a
+fresh temporary folder, named in each replay command: the suite is run from the user's
+project, whose root is not the suite's to fill.
 """
 
 from __future__ import annotations
 
 import shlex
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +24,12 @@ from ..pytest_plugin import session_redactor
 from ..runner._run_state import COLLECTOR, SWEEP, law_ids
 from ..runner.outcomes import Outcome
 from ..wire import ScriptedProvider
+from .counters import counter_values
 from .hypothesis_examples import extract_example
 from .model import ReproFile, TestRef, source_sha256
 
 WORTH_REPLAYING = {Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT}
+_COUNTERS = pytest.StashKey[dict[str, int]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,9 +37,35 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--repro-dir",
         type=Path,
-        default=Path("repro"),
-        help="write a replayable repro file for each failing law test here (default: repro/)",
+        default=None,
+        help="write a replayable repro file for each failing law test here (default: repro/ "
+        "beside --results or --report-md, else a temporary folder)",
     )
+
+
+_TEMPORARY = pytest.StashKey[Path]()
+
+
+def repro_folder(config: pytest.Config) -> Path:
+    """Where this run's repro files go: `--repro-dir`, else `repro/` beside the results
+    file (or the Markdown report), else one temporary folder for the run."""
+    chosen: Path | None = config.getoption("--repro-dir")
+    if chosen is not None:
+        return chosen
+    for option in ("--results", "--report-md"):
+        artifact: Path | None = config.getoption(option, default=None)
+        if artifact is not None:
+            return artifact.parent / "repro"
+    if _TEMPORARY not in config.stash:
+        config.stash[_TEMPORARY] = Path(tempfile.mkdtemp(prefix="turnlaw-repro-"))
+    return config.stash[_TEMPORARY]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before any fixture: where the test module's counters stand as this test starts."""
+    if law_ids(item):
+        item.stash[_COUNTERS] = counter_values(getattr(item, "module", None))
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -100,9 +133,10 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
         failure=record.detail[-4000:],  # scrubbed by the collector
         example=example,
         wire=fake.wire.export_data() if isinstance(fake, ScriptedProvider) else [],
+        counters=item.stash.get(_COUNTERS, {}),
         suite_version=__version__,
     )
-    folder: Path = config.getoption("--repro-dir")
+    folder = repro_folder(config)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / repro.file_name()
     path.write_text(repro.model_dump_json(indent=2) + "\n", encoding="utf-8")

@@ -3,8 +3,9 @@
 `repro/<law-id>-<short-hash>.json` holds which test failed (module, parametrized name,
 node id), against what (`--impl`, dialect, Hypothesis profile and seed), the shrunk
 Hypothesis example when the test is property-based (the `@reproduce_failure` blob and
-the steps Hypothesis printed), the fake provider's recording of the failing run, and the
-failure itself. `python -m conformance replay FILE --impl ...` replays it.
+the steps Hypothesis printed), the fake provider's recording of the failing run, the
+test module's counters as the test started, and the failure itself.
+`python -m conformance replay FILE --impl ...` replays it.
 
 A repro file is data that may come from anyone, so the model says what replay may do
 with it: the test must be a law test of this suite (`conformance.laws.test_*`, a
@@ -63,6 +64,9 @@ Printable = Annotated[
 class ReproError(ValueError):
     """A repro file that cannot be read or is not a v1 repro file."""
 
+
+CounterName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,100}$")]
+"""A module-level name in the test module, e.g. _counter."""
 
 LawId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9.-]{0,100}$")]
 
@@ -126,6 +130,11 @@ class ReproFile(BaseModel):
     wire: list[dict[str, Any]] = Field(
         default_factory=list,
         description="the fake provider's normalized recording of the failing test",
+    )
+    counters: dict[CounterName, int] = Field(
+        default_factory=dict,
+        description="the test module's counters (itertools.count) as the test started: "
+        "a replay starts them there, so it can send the same wire",
     )
     suite_version: Token
 

@@ -1,6 +1,7 @@
 """The pytest side of a replay (`-p conformance.replay.replaying --replay-file FILE`).
 
-Before the stored test runs, its shrunk Hypothesis example is made the one to replay;
+Before the stored test runs, the test module's counters are set back to where they
+stood when it failed, and its shrunk Hypothesis example is made the one to replay;
 after it, a DidNotReproduce is the implementation passing that example, and is reported
 as a pass. Hypothesis raises it in two ways: the example "completed successfully" (a
 @given test), or it asked for more data than the blob holds — what a state machine does
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis.errors import DidNotReproduce
 
+from .counters import restore_counters
 from .hypothesis_examples import activate, set_on_given_test
 from .model import ReproFile, load_repro
 
@@ -35,7 +37,10 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     repro = item.config.stash.get(_REPRO, None)
-    if repro is None or repro.example is None:
+    if repro is None:
+        return
+    restore_counters(getattr(item, "module", None), repro.counters)
+    if repro.example is None:
         return
     activate(repro.example)
     set_on_given_test(getattr(item, "obj", None), repro.example)

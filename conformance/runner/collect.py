@@ -23,9 +23,12 @@ from pydantic import BaseModel
 from .. import __version__
 from ..adapter import Implementation
 from ..errors import AdapterTimeout
+from ..lawdoc import LAWS_DOC, law_lines, law_location
 from ..registry import Level, load_laws
+from .capability_words import not_applicable_in_words
 from .expectations import Expectation, ExpectationsError, load_expectations
 from .outcomes import Outcome, TestRecord, blamed_law, classify
+from .report_text import failure_message, markdown_cell
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
 from .verdict import law_outcomes, manifest_problems, red_reasons
 
@@ -67,6 +70,7 @@ class Collector:
         scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.implementation = implementation
+        self.dialects = [str(d) for d in dialects]
         self.scrub: Callable[[str], str] = scrub or _unchanged
         """Applied to every string the collector keeps or writes (the session's Redactor)."""
         try:
@@ -74,6 +78,9 @@ class Collector:
         except ExpectationsError as error:
             raise pytest.UsageError(str(error)) from None
         self.by_law: dict[str, list[TestRecord]] = defaultdict(list)
+        self.messages: dict[TestRecord, str] = {}
+        """A failed record's message, whole (scrubbed), for the Markdown report: the
+        record's own detail is clipped, the same on every machine."""
         self.report_md = report_md
         self.adapter_broken = False
         self.selected: dict[str, tuple[str, ...]] = {}
@@ -94,7 +101,7 @@ class Collector:
                     implementation_version=_optional_str(getattr(implementation, "version", None)),
                     implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
                     capabilities=sorted(str(c) for c in implementation.capabilities),
-                    dialects=[str(d) for d in dialects],
+                    dialects=self.dialects,
                     expectations=self.expected,
                     seed=seed,
                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -137,6 +144,7 @@ class Collector:
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
         detail = self.scrub(detail)  # records are read back (repro files, the report)
+        message = self.scrub(failure_message(excinfo)) if outcome is not Outcome.PASS else ""
         for law_id in laws:
             record = TestRecord(
                 law=law_id,
@@ -146,6 +154,8 @@ class Collector:
                 detail=detail,
             )
             self.by_law[law_id].append(record)
+            if message:
+                self.messages[record] = message
             self.records += 1
             self._write(record)
         self.reported.add(nodeid)
@@ -190,10 +200,18 @@ class Collector:
     def matrix(self) -> str:
         laws = load_laws()
         outcomes = self.per_law()
-        lines = ["", f"turnlaw conformance: {self.implementation.name}", ""]
+        where = law_lines()
+        lines = ["", f"turnlaw conformance: {self.implementation.name}"]
+        lines.append(f"  dialects: {', '.join(self.dialects) or 'none'}")
+        lines.append(f"  each law is explained at its line of {LAWS_DOC} (turnlaw {__version__})")
+        lines.append("")
+        width = max((len(i) for i in outcomes), default=0)
         for law_id, entry in laws.items():
             if law_id in outcomes:
-                lines.append(f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id}")
+                lines.append(
+                    f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id:<{width}}  "
+                    f"{law_location(law_id, where)}"
+                )
         scored = [o for i, o in outcomes.items() if laws[i].level is Level.MUST]
         passed = sum(o is Outcome.PASS for o in scored)
         expected = sum(o is Outcome.XFAIL for o in scored)
@@ -249,17 +267,26 @@ class Collector:
         for law_id, entry in laws.items():
             if law_id not in outcomes:
                 continue
-            failing = [r for r in self.by_law[law_id] if r.outcome is outcomes[law_id]]
-            detail = failing[0].detail.replace("|", "\\|").replace("\n", " ") if failing else ""
-            reason = self.expected[law_id].reason if law_id in self.expected else ""
             rows.append(
                 f"| `{law_id}` | {entry.level.value} | {outcomes[law_id].value} | "
-                f"{reason or detail[:160]} |"
+                f"{markdown_cell(self._cell(law_id, outcomes[law_id]))} |"
             )
         reasons = self.red_reasons()
         rows += ["", f"**Verdict: {'red' if reasons else 'green'}**", ""]
         rows += [f"- {reason}" for reason in reasons]
         return self._text("\n".join(rows) + "\n")
+
+    def _cell(self, law_id: str, outcome: Outcome) -> str:
+        """What a report's row says about a law: the manifest's reason for a known
+        failure, the capability missing in words for N/A, a failure's message whole."""
+        if law_id in self.expected and self.expected[law_id].reason:
+            return self.expected[law_id].reason
+        shown = next((r for r in self.by_law[law_id] if r.outcome is outcome), None)
+        if shown is None:
+            return ""
+        if outcome is Outcome.NOT_APPLICABLE:
+            return not_applicable_in_words(shown.detail)
+        return self.messages.get(shown) or shown.detail
 
     def _text(self, text: str) -> str:
         """A report's text as written: scrubbed, and writable as UTF-8."""

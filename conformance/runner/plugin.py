@@ -31,6 +31,7 @@ from ._run_state import (
     dialects_for,
     law_ids,
 )
+from .capability_words import needs_sentence
 from .collect import Collector, Judgment
 from .fixtures import FAKE_KEY, AgentFactory
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
@@ -242,7 +243,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for law_id in law_ids(item):
         missing = [str(c) for c in law(law_id).requires if str(c) not in capabilities]
         if missing:
-            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{law_id} needs {', '.join(missing)}")
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{law_id} {needs_sentence(missing)}")
 
 
 @pytest.hookimpl(wrapper=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ..lawdoc import law_lines, law_location
 from .results_file import ResultsFileError, read_results
 
 EXIT_GREEN, EXIT_RED, EXIT_INCOMPLETE, EXIT_UNREADABLE = 0, 1, 2, 3
@@ -36,8 +37,11 @@ def print_report(path: Path) -> int:
     outcomes = results.per_law()
     name = results.header.get("implementation", "(no header)")
     print(f"turnlaw results: {name} ({path})")
+    dialects = results.header.get("dialects") or []
+    print(f"  dialects: {', '.join(str(d) for d in dialects) or 'none recorded'}")
+    where, width = law_lines(), max((len(i) for i in outcomes), default=0)
     for law_id, outcome in outcomes.items():
-        print(f"  {outcome.value:<15} {law_id}")
+        print(f"  {outcome.value:<15} {law_id:<{width}}  {law_location(law_id, where)}")
     inconsistent = results.inconsistencies()
     if results.truncated:
         _say(

@@ -108,7 +108,7 @@ def test_undeclared_capabilities_are_not_applicable(suite: pytest.Pytester, tmp_
     skipped = [r for r in read.records if r.outcome is Outcome.NOT_APPLICABLE]
     # the reason alone: no checkout path, no plugin line number
     assert [r.detail for r in skipped] == [
-        "Skipped: NOT_APPLICABLE: run.conversation-id-does-not-join needs identity"
+        "Skipped: NOT_APPLICABLE: run.conversation-id-does-not-join needs the identity capability"
     ]
 
 
