@@ -23,7 +23,7 @@ class FrameworkPin(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     package: str = Field(pattern=DISTRIBUTION_NAME)
-    version: str = Field(min_length=1, max_length=200)
+    version: str = Field(pattern=r"^\S{1,200}$")  # a release has no white space in it
 
 
 def pin_problem(path: Path, pin: FrameworkPin) -> str | None:

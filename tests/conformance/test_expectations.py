@@ -111,6 +111,8 @@ def test_an_expected_failure_the_fake_also_flagged_stays_xfail(
         ('package = "pytest"\nversion = "0.0.1"\n', "describes pytest 0.0.1, but"),
         ('package = "no-such-dist-turnlaw"\nversion = "1"\n', "which is not installed"),
         ('package = "pytest"\n', "[framework]"),
+        # found by the hostile fuzzer's dev profile: a line break echoed into the message
+        ('package = "pytest"\nversion = "1\\n2"\n', "[framework].version: String should match"),
     ],
 )
 def test_a_manifest_pinned_to_another_version_refuses_to_run(
