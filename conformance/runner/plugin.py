@@ -33,7 +33,6 @@ from ._run_state import (
 )
 from .capability_words import needs_sentence
 from .collect import Collector, Judgment
-from .fixtures import FAKE_KEY, AgentFactory
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
 from .profiles import register_profiles
 from .redacting import ArtifactSweep, ReportScrubber, learn_environment
@@ -104,13 +103,15 @@ def load_implementation(spec: str, config: pytest.Config | None = None) -> Imple
     try:
         module = importlib.import_module(module_name)
     except Exception as error:
-        missing = error.name if isinstance(error, ModuleNotFoundError) else None
+        sdk = error.name if isinstance(error, ImportError) else None
         hint = ""
-        if module_name.startswith("reference_impl") and missing in REFERENCE_SDKS:
+        if module_name.startswith("reference_impl") and sdk in REFERENCE_SDKS:
             hint = (
                 "; the bundled reference runtime needs the official SDKs: install "
-                "'turnlaw[reference]', or pass --impl for your own runtime (the suite "
-                "itself needs no SDK)"
+                "'turnlaw[reference]', or, where your framework pins other SDK versions, "
+                "run the reference from an environment of its own through cmd: (see "
+                "'Installing beside your framework' in docs/suite.md); pass --impl for "
+                "your own runtime (the suite itself needs no SDK)"
             )
         raise pytest.UsageError(
             f"--impl {spec!r}: cannot import {module_name}: {error!r}{hint}"
@@ -141,6 +142,10 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("ci" if os.environ.get("CI") else "dev")
     # before anything runs: an adapter may print a key while it starts
     redactor = session_redactor(config)
+    # imported here, not at the top: pytest rewrites the asserts of a `pytest_plugins`
+    # module only if it registers it first, and warns about one imported before
+    from .fixtures import FAKE_KEY
+
     redactor.learn(FAKE_KEY)
     learn_environment(redactor)
     config.pluginmanager.register(ReportScrubber(redactor), "turnlaw-report-scrubber")
@@ -343,8 +348,6 @@ def exit_status(pytest_status: int, *, red: bool, other_failures: int) -> int:
 __all__ = [
     "DEFAULT_CALL_TIMEOUT",
     "DEFAULT_IMPL",
-    "FAKE_KEY",
-    "AgentFactory",
     "asked_dialects",
     "dialects_for",
     "dialects_to_run",

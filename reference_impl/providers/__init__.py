@@ -6,10 +6,14 @@ on every call, so one checkpoint continues through any of them.
 
 from __future__ import annotations
 
-from ._base import ModelProvider, ModelReply
-from .anthropic_messages import AnthropicMessagesProvider
-from .openai_chat import OpenAIChatProvider
-from .openai_responses import OpenAIResponsesProvider
+from ._sdk_versions import check_sdk_versions
+
+check_sdk_versions()  # before the SDKs' own imports: an old release fails clearly
+
+from ._base import ModelProvider, ModelReply  # noqa: E402
+from .anthropic_messages import AnthropicMessagesProvider  # noqa: E402
+from .openai_chat import OpenAIChatProvider  # noqa: E402
+from .openai_responses import OpenAIResponsesProvider  # noqa: E402
 
 DIALECTS = ("openai-chat", "openai-responses", "anthropic-messages")
 """The dialect names `make_provider` accepts (the same as `conformance.wire.Dialect`)."""

@@ -55,4 +55,34 @@ def test_the_default_reference_without_its_sdks_says_which_extra_to_install() ->
     )
     assert done.returncode == 4, done.stdout + done.stderr  # a usage error, not a red run
     said = done.stdout + done.stderr
-    assert "install 'turnlaw[reference]', or pass --impl for your own runtime" in said
+    assert "install 'turnlaw[reference]'" in said
+    assert "through cmd:" in said and "pass --impl for your own runtime" in said
+
+
+def test_an_sdk_too_old_for_the_reference_is_named_before_anything_runs() -> None:
+    """A framework's openai 2.x beside anthropic: the reference would import and then fail
+    in confusing ways (openai 2.x refuses its tools' schemas); it refuses at import."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(
+                """
+                import importlib.metadata as metadata
+                real = metadata.version
+                metadata.version = lambda name: "2.54.0" if name == "openai" else real(name)
+                import pytest
+                raise SystemExit(pytest.main(
+                    ["-p", "conformance.runner.plugin", "--pyargs", "conformance.laws", "-q",
+                     "-p", "no:cacheprovider"]
+                ))
+                """
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 4, said
+    assert "reference_impl needs openai>=3, but openai 2.54.0 is installed" in said
