@@ -212,16 +212,8 @@ class Collector:
                     f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id:<{width}}  "
                     f"{law_location(law_id, where)}"
                 )
-        scored = [o for i, o in outcomes.items() if laws[i].level is Level.MUST]
-        passed = sum(o is Outcome.PASS for o in scored)
-        expected = sum(o is Outcome.XFAIL for o in scored)
-        applicable = sum(o is not Outcome.NOT_APPLICABLE for o in scored)
         lines.append("")
-        lines.append(
-            f"  MUST laws: {passed}/{applicable} pass"
-            + (f", {expected} fail as the manifest expects" if expected else "")
-            + " (not applicable laws are outside the score)"
-        )
+        lines.append(f"  {self.score()}")
         if self.adapter_broken:
             lines.append("  adapter broken: the run stopped, so the laws after it are unjudged")
         problems = self.problems()
@@ -255,11 +247,27 @@ class Collector:
             self.report_md.write_text(self.markdown(), encoding="utf-8")
         return reasons
 
+    def score(self) -> str:
+        """The MUST score, as the terminal and the Markdown report both say it."""
+        laws = load_laws()
+        scored = [o for i, o in self.per_law().items() if laws[i].level is Level.MUST]
+        passed = sum(o is Outcome.PASS for o in scored)
+        expected = sum(o is Outcome.XFAIL for o in scored)
+        applicable = sum(o is not Outcome.NOT_APPLICABLE for o in scored)
+        return (
+            f"MUST laws: {passed}/{applicable} pass"
+            + (f", {expected} fail as the manifest expects" if expected else "")
+            + " (not applicable laws are outside the score)"
+        )
+
     def markdown(self) -> str:
         laws = load_laws()
         outcomes = self.per_law()
         rows = [
             f"# turnlaw conformance: {self.implementation.name}",
+            "",
+            f"Dialects: {', '.join(self.dialects) or 'none'}. {self.score()}. Each law is "
+            f"explained in {LAWS_DOC} (turnlaw {__version__}).",
             "",
             "| law | level | outcome | detail |",
             "|---|---|---|---|",

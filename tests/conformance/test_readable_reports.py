@@ -142,6 +142,8 @@ def test_an_na_cell_and_the_skip_say_the_capability_in_words(
         "needs the identity capability |"
     )
     assert "Skipped" not in text and "('" not in text and "plugin.py" not in text
+    # the report says what the terminal says: the dialects and the score
+    assert "Dialects: openai-chat. MUST laws: 2/2 pass (not applicable laws are outside" in text
     (skipped,) = [r for r in read_results(results).records if r.outcome is Outcome.NOT_APPLICABLE]
     assert skipped.detail == (
         "Skipped: NOT_APPLICABLE: run.conversation-id-does-not-join needs the identity capability"
