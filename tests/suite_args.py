@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 PLUGIN_ARGS = [
     "-o",
     "asyncio_default_fixture_loop_scope=function",
@@ -29,3 +31,16 @@ SUITE_COMMAND = [
     "conformance.laws",
 ]
 """Every law as a child process, in the profile CI uses."""
+
+
+def nested_suite(pytester: pytest.Pytester, **modules: str) -> pytest.Pytester:
+    """A pytester set up to run the suite in-process: asyncio mode as the laws need it,
+    and each module given (name=source, e.g. the implementations `--impl` names)
+    importable from the run."""
+    pytester.makeini(
+        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
+    )
+    if modules:
+        pytester.makepyfile(**modules)
+        pytester.syspathinsert()
+    return pytester

@@ -20,7 +20,7 @@ from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
 from conformance.runner.plugin import exit_status
-from tests.suite_args import PLUGIN_ARGS
+from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--call-timeout", "0.5"]
 FAULTY = "tests.harness.faulty_adapters"
@@ -48,10 +48,7 @@ def pytest_runtest_protocol(item, nextitem):
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini("[pytest]\nasyncio_mode = auto\n")
-    pytester.makepyfile(swallow=SWALLOW)
-    pytester.syspathinsert()
-    return pytester
+    return nested_suite(pytester, swallow=SWALLOW)
 
 
 def manifest(tmp_path: Path, *laws: str, outcome: str = "FAIL") -> Path:

@@ -14,7 +14,7 @@ from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import read_results
 from conformance.runner.expectations import ExpectationsError, load_expectations
 from conformance.runner.outcomes import Outcome
-from tests.suite_args import PLUGIN_ARGS
+from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 # Imported here so each nested run does not import the SDKs again (see test_runner.py).
 
@@ -69,12 +69,7 @@ twice, twice_on_chat = Twice(), TwiceOnChat()
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini(
-        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
-    )
-    pytester.makepyfile(impls=IMPLS)
-    pytester.syspathinsert()
-    return pytester
+    return nested_suite(pytester, impls=IMPLS)
 
 
 def test_an_expected_failure_the_fake_also_flagged_stays_xfail(

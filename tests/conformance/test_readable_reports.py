@@ -24,7 +24,7 @@ from conformance.runner.outcomes import Outcome
 from conformance.runner.report_text import markdown_cell
 from tests.conformance.test_runner import REFERENCE_WRAPPER
 from tests.harness.results_files import record, write_results
-from tests.suite_args import PLUGIN_ARGS
+from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 # imported above for the same reason as in test_runner: nested runs re-import otherwise
 
@@ -40,12 +40,7 @@ RUN_LAWS = [
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini(
-        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
-    )
-    pytester.makepyfile(impls=REFERENCE_WRAPPER)
-    pytester.syspathinsert()
-    return pytester
+    return nested_suite(pytester, impls=REFERENCE_WRAPPER)
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import reference_impl.conformance_adapter  # noqa: F401
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
 from tests.harness.results_files import record, write_results
-from tests.suite_args import PLUGIN_ARGS
+from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 # The two imports above are not unused: pytester restores sys.modules after each nested
 # run, so anything first imported inside one (the SDKs, the runtime) is imported again
@@ -85,12 +85,7 @@ not_an_implementation = object()
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini(
-        "[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n"
-    )
-    pytester.makepyfile(impls=REFERENCE_WRAPPER)
-    pytester.syspathinsert()
-    return pytester
+    return nested_suite(pytester, impls=REFERENCE_WRAPPER)
 
 
 def test_undeclared_capabilities_are_not_applicable(suite: pytest.Pytester, tmp_path: Path) -> None:

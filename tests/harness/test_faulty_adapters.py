@@ -20,7 +20,7 @@ import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
-from tests.suite_args import PLUGIN_ARGS
+from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--call-timeout", "0.5"]
@@ -32,8 +32,7 @@ def details(results: ResultsFile, law: str) -> str:
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
-    pytester.makeini("[pytest]\nasyncio_mode = auto\n")
-    return pytester
+    return nested_suite(pytester)
 
 
 def run_suite(
