@@ -52,6 +52,18 @@ def serve(
             process.wait(5)
 
 
+def refused(tmp_path: Path, script: object, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`serve` that must not start: it exits with what it said, never serving."""
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.wire", "serve", "--script", str(path), *extra],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
 def stop(process: subprocess.Popen[str], how: int = signal.SIGINT) -> tuple[int, str]:
     process.send_signal(how)
     _, stderr = process.communicate(timeout=10)
@@ -99,14 +111,7 @@ def test_serve_exits_1_with_findings(tmp_path: Path) -> None:
 
 
 def test_serve_refuses_an_invalid_script(tmp_path: Path) -> None:
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps([{"kind": "text"}]))
-    result = subprocess.run(
-        [sys.executable, "-m", "conformance.wire", "serve", "--script", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = refused(tmp_path, [{"kind": "text"}])
     assert result.returncode == 2
     assert "step 0 (text), field 'text': Field required" in result.stderr
 
@@ -162,23 +167,7 @@ def test_the_log_file_and_the_export_number_volatile_values_alike(tmp_path: Path
 
 
 def test_an_unwritable_log_is_refused_before_serving(tmp_path: Path) -> None:
-    path = tmp_path / "script.json"
-    path.write_text("[]")
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance.wire",
-            "serve",
-            "--script",
-            str(path),
-            "--log",
-            str(tmp_path / "no" / "dir.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = refused(tmp_path, [], "--log", str(tmp_path / "no" / "dir.json"))
     assert result.returncode == 2
     assert "cannot write the log" in result.stderr
 
@@ -197,14 +186,7 @@ def test_an_unwritable_log_is_refused_before_serving(tmp_path: Path) -> None:
 def test_odd_options_are_refused_by_name(
     tmp_path: Path, option: str, value: str, says: str
 ) -> None:
-    path = tmp_path / "script.json"
-    path.write_text("[]")
-    result = subprocess.run(
-        [sys.executable, "-m", "conformance.wire", "serve", "--script", str(path), option, value],
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+    result = refused(tmp_path, [], option, value)
     assert result.returncode == 2
     assert says in result.stderr and "Traceback" not in result.stderr
 
@@ -212,27 +194,10 @@ def test_odd_options_are_refused_by_name(
 def test_a_port_in_use_is_a_clear_error(tmp_path: Path) -> None:
     import socket
 
-    path = tmp_path / "script.json"
-    path.write_text("[]")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
-        port = taken.getsockname()[1]
-        result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "conformance.wire",
-                "serve",
-                "--script",
-                str(path),
-                "--port",
-                str(port),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        result = refused(tmp_path, [], "--port", str(taken.getsockname()[1]))
     assert result.returncode == 2
     assert "cannot listen on 127.0.0.1" in result.stderr and "Traceback" not in result.stderr
 
