@@ -88,7 +88,7 @@ class Cast:
     def __init__(self, new_agent: AgentFactory) -> None:
         self._new_agent = new_agent
 
-    async def agent(self, role: str, agent_id: AgentId) -> AgentUnderTest:
+    async def agent(self, agent_id: AgentId) -> AgentUnderTest:
         return await self._new_agent(id=agent_id)
 
 
@@ -151,10 +151,10 @@ async def check_pair(fake: ScriptedProvider, cast: Cast, pair: tuple[AgentId, Ag
         allow_unused=refused,
     )
 
-    recorder = await cast.agent("recorder", recorder_id)
+    recorder = await cast.agent(recorder_id)
     await recorder.run(opening)
     conversation = await recorder.checkpoint()
-    continuer = await cast.agent("continuer", continuer_id)
+    continuer = await cast.agent(continuer_id)
     sent_before = len(fake.wire)
 
     if refused:

@@ -26,6 +26,3 @@ def register_profiles() -> None:
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
             print_blob=True,  # the shrunk example's blob goes into the repro file
         )
-
-
-register_profiles()
