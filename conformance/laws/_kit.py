@@ -26,7 +26,7 @@ from ..adapter import (
 )
 from ..replay.hypothesis_examples import reproducing
 from ..runner.fixtures import FAKE_KEY, AgentFactory
-from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation
+from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
 from ..wire import (
     Exchange,
     Hold,
@@ -56,6 +56,15 @@ def declares(implementation: Implementation, capability: Capability) -> bool:
     return str(capability) in {str(c) for c in implementation.capabilities}
 
 
+def premise(law: str, holds: bool, message: str) -> None:
+    """Check what this test rests on before judging its own law: `law` is the law whose
+    statement the premise is (its own tests judge it). A premise that does not hold
+    ends the test as ERROR "premise not met: <law>", never as a FAIL of the law under
+    test."""
+    if not holds:
+        raise PremiseNotMet(law, message)
+
+
 def roundtrip(checkpoint: Any) -> Any:
     """What a store hands back: the checkpoint as JSON text, parsed again."""
     return json.loads(json.dumps(checkpoint, allow_nan=False))
@@ -78,6 +87,7 @@ __all__ = [
     "IdentitySpec",
     "Implementation",
     "LawViolation",
+    "PremiseNotMet",
     "RefusalKind",
     "Refused",
     "RequestIR",
@@ -88,6 +98,7 @@ __all__ = [
     "ToolCalls",
     "declares",
     "parallel_calls",
+    "premise",
     "reproducing",
     "roundtrip",
     "text",

@@ -51,6 +51,20 @@ class LawViolation(AssertionError):
         self.law = law
 
 
+class PremiseNotMet(Exception):
+    """A law test's set-up found that another law it rests on does not hold.
+
+    Not an AssertionError on purpose: the law under test was never tried, so it must not
+    be charged a FAIL. The test is an ERROR naming the premise's law; that law's own tests
+    say whether the runtime breaks it.
+    """
+
+    def __init__(self, law: str, message: str) -> None:
+        super().__init__(f"premise not met: {law}: {message}")
+        self.law = law
+        self.message = message
+
+
 def blamed_law(error: BaseException | None, laws: list[str]) -> str | None:
     """The law a LawViolation names, if it is one of the test's laws."""
     law = getattr(error, "law", None) if isinstance(error, LawViolation) else None
