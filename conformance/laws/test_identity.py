@@ -236,6 +236,13 @@ async def test_tools_are_told_no_identity_when_nobody_named_one(
     )
     if sessions:
         await agent.run(THREE, session_id=SESSION)
+        # A second run shows only its own turn, so its whoami call is the only one: that is
+        # run.no-history's statement, and its own tests judge it.
+        premise(
+            "run.no-history",
+            fake.wire.last.user_texts() == [THREE],
+            f"the second run showed the model {fake.wire.last.user_texts()}, not only its own",
+        )
         shown = only_whoami(fake.wire.last)
         assert shown["identity"] is None, (
             f"a run in session {SESSION!r} with no identity told its tool "
