@@ -115,9 +115,12 @@ async def test_follow_up_shows_the_last_completed_run_and_its_answer(
     agent = await new_agent(system=SYSTEM)
     await agent.run("Where is my order?")
     await agent.run(BOOK)  # a new conversation: the last completed run is this one
+    # The last completed run as the model saw it: [BOOK] alone, unless run() carried the
+    # first one along (run.no-history's to judge, not this law's).
+    last_run = fake.wire.last.turns()
     outcome = await agent.follow_up(THREE)
     assert len(fake.wire.requests) == 3, "a follow-up is one more model request"
-    assert fake.wire.last.turns() == [("user", BOOK), ("assistant", BOOKED), ("user", THREE)], (
+    assert fake.wire.last.turns() == [*last_run, ("assistant", BOOKED), ("user", THREE)], (
         "follow_up did not show the model this agent's last completed run, ending with its "
         "answer, followed by the new message"
     )

@@ -310,7 +310,11 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
     the test is marked with: a multi-law test's LawViolation charges one. A test that
     passed stays passed: a law fails as a whole (its worst test, in any dialect); a law
     none of whose tests failed is an XPASS, and the verdict is red for it."""
-    reason = "; ".join(collector.expected[law_id].reason for law_id in judgment.laws)
+    if judgment.premise is not None:
+        entry = collector.expected[judgment.premise]
+        reason = f"premise not met: {judgment.premise}, a known failure: {entry.reason}"
+    else:
+        reason = "; ".join(collector.expected[law_id].reason for law_id in judgment.laws)
     report.outcome = "skipped"
     report.wasxfail = f"expected by the manifest: {reason}"
 
