@@ -30,6 +30,8 @@ from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
 from ..wire import (
     Exchange,
     Hold,
+    MintedValues,
+    React,
     RequestIR,
     ScriptedProvider,
     Text,
@@ -87,7 +89,9 @@ __all__ = [
     "IdentitySpec",
     "Implementation",
     "LawViolation",
+    "MintedValues",
     "PremiseNotMet",
+    "React",
     "RefusalKind",
     "Refused",
     "RequestIR",
