@@ -30,6 +30,7 @@ from ._kit import (
     Text,
     ToolCalls,
     declares,
+    long_turn,
     premise,
     roundtrip,
     text,
@@ -264,7 +265,7 @@ async def test_a_window_bounds_what_is_shown_not_what_is_stored(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
     windowed = declares(implementation, Capability.WINDOW)
-    messages = [f"Turn {n}: {BOOK}" for n in range(1, 7)]
+    messages = [long_turn(f"Turn {n}: {BOOK}") for n in range(1, 7)]
     answers = [f"Answer {n}." for n in range(1, 7)]
     fake.script([text(answer) for answer in answers])
     agent = await new_agent(system=SYSTEM, window=2 if windowed else None)

@@ -196,6 +196,18 @@ class StartResult(_Message):
         description="the tool a self-explain agent offers its model to read the trace; "
         "required with the self_explain capability",
     )
+    trace_activation: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a tool the model must call first, in each run, before the runtime "
+        "offers the trace tool; null when the trace tool is offered from the start",
+    )
+    compaction_triggers: list[Literal["turns", "chars"]] = Field(
+        default_factory=lambda: ["turns"],
+        min_length=1,
+        description="which compaction triggers (trigger_turns, trigger_chars) the runtime "
+        "honours; the compaction law is played once per trigger listed",
+    )
 
 
 RESULTS: dict[str, TypeAdapter[Any]] = {
