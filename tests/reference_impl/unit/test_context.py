@@ -123,10 +123,10 @@ def test_needs_folding_counts_user_turns_since_the_last_summary() -> None:
     assert compaction.needs_folding([*folded, user("u4")])
 
 
-@pytest.mark.parametrize("triggers", [{}, {"trigger_turns": 2, "trigger_chars": 100}])
-def test_compaction_takes_exactly_one_trigger(triggers: dict[str, int]) -> None:
+@pytest.mark.parametrize(("turns", "chars"), [(None, None), (2, 100)])
+def test_compaction_takes_exactly_one_trigger(turns: int | None, chars: int | None) -> None:
     with pytest.raises(ValueError, match="exactly one of trigger_turns and trigger_chars"):
-        Compaction(**{"trigger_turns": None, **triggers}, keep_recent_turns=1)
+        Compaction(trigger_turns=turns, trigger_chars=chars, keep_recent_turns=1)
 
 
 def test_needs_folding_by_characters_counts_turns_since_the_last_summary() -> None:
