@@ -107,3 +107,19 @@ mints_ids = ReferenceImplementation(_MintsIds, name="mints ids per agent and run
 compacts_by_size = _CompactsBySize(name="compacts by size only")
 trace_needs_activation = ReferenceImplementation(_ActivatedTrace, name="trace needs activation")
 trace_needs_activation.trace_activation = ACTIVATION  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    """`python tests/harness/semantics_runtimes.py NAME`: one of these over stdio, so the
+    start reply's `trace_activation` and `compaction_triggers` are tested too."""
+    import sys
+
+    from conformance.stdio.protocol import ImplementationInfo
+    from conformance.stdio.serve import serve
+
+    implementation = globals()[sys.argv[1]]
+    serve(implementation, ImplementationInfo(name=implementation.name, language="python"))
+
+
+if __name__ == "__main__":
+    main()

@@ -6,6 +6,7 @@ Each case runs the laws a reading touches, in a nested pytest, against a runtime
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
+RUNTIMES = Path(__file__).with_name("semantics_runtimes.py")
+
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
@@ -22,14 +25,18 @@ def suite(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def judged(suite: pytest.Pytester, tmp_path: Path, impl: str, *modules: str) -> ResultsFile:
+    """The laws of `modules` against `impl`: an attribute of semantics_runtimes, or a
+    `cmd:` to run."""
     results = tmp_path / "results.jsonl"
+    if not impl.startswith("cmd:"):
+        impl = f"tests.harness.semantics_runtimes:{impl}"
     suite.runpytest(
         *PLUGIN_ARGS,
         "--dialects",
         "openai-chat",
         "--hypothesis-profile=ci",
         "--impl",
-        f"tests.harness.semantics_runtimes:{impl}",
+        impl,
         "--results",
         str(results),
         "--pyargs",
@@ -72,4 +79,20 @@ def test_a_runtime_whose_trace_tool_needs_activation_passes_the_self_explain_law
         suite, tmp_path, "trace_needs_activation", "conformance.laws.test_self_explain"
     )
     assert results.per_law()["self-explain.trace-tools-say-so"] is Outcome.PASS
+    assert failures(results) == []
+
+
+@pytest.mark.parametrize(
+    ("runtime", "module", "law"),
+    [
+        ("trace_needs_activation", "test_self_explain", "self-explain.trace-tools-say-so"),
+        ("compacts_by_size", "test_recall", "compaction.folded-travels"),
+    ],
+)
+def test_the_start_reply_carries_the_activation_tool_and_the_triggers(
+    suite: pytest.Pytester, tmp_path: Path, runtime: str, module: str, law: str
+) -> None:
+    command = f"cmd:{sys.executable} {RUNTIMES} {runtime}"
+    results = judged(suite, tmp_path, command, f"conformance.laws.{module}")
+    assert any(r.law == law and r.outcome is Outcome.PASS for r in results.records)
     assert failures(results) == []
