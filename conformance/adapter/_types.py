@@ -150,7 +150,12 @@ class PendingReport(BaseModel):
 
 
 class RunOutcome(BaseModel):
-    """What one run produced: an answer, or a pause with its resumable checkpoint."""
+    """What one run produced: an answer, or a pause with its resumable checkpoint.
+
+    The suite hands `checkpoint` back as it came (after a JSON round trip): a completed
+    run's to `run(continue_from=)` on any agent, a paused run's to `resume` and to the
+    other doors (which must not walk around the question). A runtime with separate pause
+    and conversation states puts both in this one JSON, and in `checkpoint()`'s."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -160,7 +165,12 @@ class RunOutcome(BaseModel):
 
 
 class IdentityReport(BaseModel):
-    """The last run's identity and where it came from: explicit, carried, session, run."""
+    """The last run's identity and where it came from: explicit, carried, session, run.
+
+    `conversation_id` is the namespace the runtime used. A runtime that labels only some
+    sources gives its own label where it has one; otherwise the source is the first
+    ladder rung (explicit, carried, session) whose conversation id is the one used, else
+    `run` — read from what the runtime did, never from the inputs alone."""
 
     model_config = ConfigDict(frozen=True)
 
