@@ -146,6 +146,7 @@ class ReferenceImplementation:
     capabilities = frozenset(Capability) - {Capability.HOSTING}
     dialects = frozenset(Dialect)
     trace_tool = TRACE_TOOL_NAME
+    compaction_triggers: tuple[str, ...] = ("turns", "chars")
 
     def __init__(self, agent_class: type[Agent] = Agent, name: str | None = None) -> None:
         """`agent_class` is the runtime: a runtime derived from the reference (the rogues

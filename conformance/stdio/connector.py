@@ -125,6 +125,8 @@ class StdioImplementation:
         self.capabilities: frozenset[Capability] = frozenset(started.capabilities)
         self.dialects: frozenset[Dialect] = frozenset(started.dialects)
         self.trace_tool: str | None = started.trace_tool
+        self.trace_activation: str | None = started.trace_activation
+        self.compaction_triggers: tuple[str, ...] = tuple(started.compaction_triggers)
 
     @property
     def pid(self) -> int | None:

@@ -30,6 +30,7 @@ from ..adapter import (
     AGENT,
     AbandonedPause,
     Capability,
+    CompactionTrigger,
     Op,
     RefusalKind,
     StrictIdentityReport,
@@ -186,6 +187,10 @@ class ImplementationInfo(_Message):
     issue_tracker: str | None = None
 
 
+def _turns_only() -> list[CompactionTrigger]:
+    return ["turns"]
+
+
 class StartResult(_Message):
     implementation: ImplementationInfo
     capabilities: list[Capability]
@@ -195,6 +200,18 @@ class StartResult(_Message):
         min_length=1,
         description="the tool a self-explain agent offers its model to read the trace; "
         "required with the self_explain capability",
+    )
+    trace_activation: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a tool the model must call first, in each run, before the runtime "
+        "offers the trace tool; null when the trace tool is offered from the start",
+    )
+    compaction_triggers: list[CompactionTrigger] = Field(
+        default_factory=_turns_only,
+        min_length=1,
+        description="which compaction triggers (trigger_turns, trigger_chars) the runtime "
+        "honours; the compaction law is played once per trigger listed",
     )
 
 

@@ -92,6 +92,10 @@ class _Server:
                 capabilities=sorted(self.implementation.capabilities),
                 dialects=[d for d in Dialect if d in dialects],
                 trace_tool=getattr(self.implementation, "trace_tool", None),
+                trace_activation=getattr(self.implementation, "trace_activation", None),
+                compaction_triggers=list(
+                    getattr(self.implementation, "compaction_triggers", ("turns",))
+                ),
             )
         if isinstance(request, StopRequest):
             for agent in list(self.agents.values()):

@@ -11,6 +11,7 @@ provider.wire.last.user_texts()    # what the model was shown
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._minted import MintedValues
 from ._strict_json import MAX_JSON_DEPTH, JsonRefusal
 from .dialects import WireFormatError
 from .ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
@@ -82,6 +83,7 @@ __all__ = [
     "LoopbackServer",
     "Match",
     "Message",
+    "MintedValues",
     "ProviderApp",
     "ProviderTransport",
     "React",

@@ -13,6 +13,7 @@ from reference_impl.conformance_adapter import ReferenceImplementation
 
 from . import conversation_rogues as conv
 from . import identity_rogues as ident
+from . import semantics_rogues as semantics
 from . import timing_rogues as timing
 
 
@@ -174,6 +175,12 @@ ROGUES: tuple[Rogue, ...] = (
         "third-follow-up-after-continuation",
         ("follow-up.shows-last-answer",),
         timing.ThirdFollowUpAfterContinuation,
+    ),
+    # spec semantics (issue 13 §4)
+    Rogue(
+        "follow-up-stamps-its-own-id",
+        ("follow-up.is-continue-from-checkpoint",),
+        semantics.FollowUpStampsItsOwnId,
     ),
 )
 
