@@ -8,7 +8,10 @@ suite checks is the runtime's doing.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+import httpx
 
 from conformance.adapter import (
     JSON,
@@ -21,7 +24,16 @@ from conformance.adapter import (
     RunOutcome,
 )
 from conformance.adapters._kit import Refusal, anthropic_client, openai_client, refusing
-from conformance.catalog import ASK_PERSON, ECHO, WHOAMI, CatalogTool, ToolName, WhoamiReport
+from conformance.catalog import (
+    ASK_PERSON,
+    CALL_SERVICE,
+    ECHO,
+    WHOAMI,
+    CatalogTool,
+    ToolName,
+    WhoamiReport,
+    service_url,
+)
 from conformance.wire.ir import Dialect
 
 from . import (
@@ -67,11 +79,35 @@ def _ask_person(ctx: ToolContext, question: str = ASK_PERSON.default("question")
     ask_person(question)
 
 
+class ServiceFailedError(Exception):
+    """The service `call_service` asked answered with an error: the tool fails."""
+
+
+def _call_service(base_url: str) -> Callable[..., Awaitable[str]]:
+    """`call_service` for an agent pointed at `base_url`: a plain GET, as a tool written
+    by a user would make one, and its failure raised as the tool's own."""
+
+    async def call(ctx: ToolContext, key: str = CALL_SERVICE.default("key")) -> str:
+        async with httpx.AsyncClient(timeout=None) as client:
+            reply = await client.get(service_url(base_url, key))
+        if reply.status_code != 200:
+            raise ServiceFailedError(f"{reply.status_code}: {reply.text}")
+        return reply.text
+
+    return call
+
+
 def _runtime_tool(entry: CatalogTool, fn: Any) -> Tool:
     """A catalog tool as the runtime's own `Tool`: the catalog's schema, sent as given."""
     return Tool(
         name=entry.name, fn=fn, description=entry.description, parameters=entry.parameters_schema()
     )
+
+
+def _tools(spec: AgentSpec) -> list[Tool]:
+    """The catalog tools the spec names; `call_service` is bound to the spec's base URL."""
+    bound = {"call_service": _runtime_tool(CALL_SERVICE, _call_service(spec.base_url))}
+    return [bound[name] if name in bound else CATALOG[name] for name in spec.tools]
 
 
 CATALOG: dict[ToolName, Tool] = {
@@ -163,7 +199,7 @@ class ReferenceImplementation:
         builder = (
             self.agent_class.create(provider=provider, model=spec.model, id=spec.id)
             .system(spec.system)
-            .tool(*(CATALOG[name] for name in spec.tools))
+            .tool(*_tools(spec))
         )
         if spec.memory:
             builder.memory(EpisodicMemory(InMemoryStore()))
