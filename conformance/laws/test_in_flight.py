@@ -3,7 +3,8 @@
 One instance answers one turn at a time. A guard that only holds once the first request
 is parked at the fake is a guard with a gap, so the table is generated, not hand-picked:
 each door (`run`, `follow_up`, `run(continue_from=)`, `resume`) is tried at each moment
-of the first run (just started, its request held, its tool running). The core is what
+of the first run (just started, its request held, its tool running, its answer streamed
+but the stream not ended). The core is what
 reaches the model (nothing) and the first run (intact); which refusal came is judged
 apart, so a runtime refusing with another kind fails that law alone, and says where.
 """
@@ -47,7 +48,7 @@ KIND = "in-flight.refusal-kind"
 INTACT = "in-flight.first-run-intact"
 
 DOORS = ("run", "follow_up", "run(continue_from=)", "resume")
-MOMENTS = ("just started", "request held", "tool running")
+MOMENTS = ("just started", "request held", "tool running", "answer streamed")
 ODD_MESSAGES = {
     "empty": "",
     "whitespace": " \n\t ",
@@ -141,7 +142,8 @@ async def first_run_at(
     """Start `agent.run(BOOK)` and bring it to `moment`; however the block ends, let the
     first run go and wait for it. `then` is scripted after the first run's own steps."""
     tools = ("ask_person",) if door == "resume" else ()
-    hold = Hold(then=text(ANSWER), label="first-run")
+    end = moment == "answer streamed"
+    hold = Hold(then=text(ANSWER), label="first-run", at="stream_end" if end else "start")
     if moment == "tool running":
         gate = fake.service("booking", held=True)
         steps: list[Step] = [tool_call("call_service", {"key": "booking"}), text(ANSWER)]
@@ -158,6 +160,13 @@ async def first_run_at(
             await asyncio.sleep(0)  # the call is made; its request has not been sent
         elif moment == "request held":
             await hold.arrived()
+        elif moment == "answer streamed":
+            if not (await hold.arrived()).stream:
+                pytest.skip(
+                    f"{NOT_APPLICABLE_PREFIX}the runtime did not stream its model call, so "
+                    "there is no moment between the model's answer and the call's end"
+                )
+            await hold.streamed()  # all of the answer is out; the stream's end is held
         else:
             await gate.arrived()
         yield FirstRun(agent, task, 1, sent, door_of(agent, door, material))

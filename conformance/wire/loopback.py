@@ -238,6 +238,7 @@ async def _deliver(send: Send, plan: Plan) -> None:
     await send({"type": "http.response.start", "status": plan.status, "headers": headers})
     for index, chunk in enumerate(plan.chunks):
         if index == len(plan.chunks) - 1:
+            await plan.end_held_async()
             plan.finished()
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
     if not plan.chunks:

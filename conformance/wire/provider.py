@@ -473,6 +473,8 @@ class ScriptedProvider:
         plan = render_step(step, request, codec, seq)
         plan.hold = hold
         plan.hold_limit = self.hold_limit
+        streamed = plan.headers[:1] == [("content-type", "text/event-stream")]
+        plan.hold_at_end = hold is not None and hold.at == "stream_end" and streamed
         return plan
 
     def _refuse(self, refusal: Refusal, codec: DialectCodec | None, draft: Draft) -> Plan:
