@@ -191,9 +191,11 @@ async def attempt(call: Awaitable[RunOutcome]) -> Came:
     return Came(other=f"went ahead and returned {outcome.answer!r}")
 
 
-async def judge_refusals(first: FirstRun, fake: ScriptedProvider, cell: str, message: str) -> None:
-    """The core then the kind: the door, and `run` again (a refusal must not unlock the
-    guard), reach nothing of the model and are refused as a run in flight."""
+async def judge_refusals(
+    first: FirstRun, fake: ScriptedProvider, cell: str, message: str, *, kind: bool = True
+) -> None:
+    """The core then (with `kind`) the kind: the door, and `run` again (a refusal must
+    not unlock the guard), reach nothing of the model and are refused as a run in flight."""
     came = [("the door", await attempt(first.door_input(message)))]
     came.append(("run after it", await attempt(first.agent.run(message))))
     reached = len(fake.wire.requests) - first.sent_before
@@ -205,7 +207,7 @@ async def judge_refusals(first: FirstRun, fake: ScriptedProvider, cell: str, mes
             f"one instance answers one turn at a time and refuses before anything is sent "
             f"(the door {came[0][1].said()})",
         )
-    for what, door_came in came:
+    for what, door_came in came if kind else ():
         if door_came.kind is not RefusalKind.RUN_IN_FLIGHT:
             raise LawViolation(
                 KIND,
@@ -244,9 +246,27 @@ ODD = [
 ]
 
 
+# Two tests per cell: a test stopping at one law's failure gives the other no verdict, so
+# the core has a test of its own (a runtime refusing with another kind passes it), and
+# the kind's test charges a broken core to the core, never to the kind.
+@pytest.mark.law("in-flight.refused-before-send")
+@pytest.mark.parametrize(("door", "moment"), TABLE)
+async def test_no_door_at_any_moment_of_a_run_in_flight_reaches_the_model(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    moment: str,
+) -> None:
+    skip_cell_without(implementation, door, moment)
+    cell = f"{door} while the first run's {moment}"
+    async with first_run_at(moment, door, fake, new_agent, then=[]) as first:
+        await judge_refusals(first, fake, cell, THREE, kind=False)
+
+
 @pytest.mark.law("in-flight.refused-before-send", "in-flight.refusal-kind")
 @pytest.mark.parametrize(("door", "moment"), TABLE)
-async def test_every_door_at_every_moment_of_a_run_in_flight_is_refused_before_sending(
+async def test_every_door_at_every_moment_of_a_run_in_flight_is_refused_as_one(
     fake: ScriptedProvider,
     new_agent: AgentFactory,
     implementation: Implementation,
