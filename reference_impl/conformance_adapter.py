@@ -11,8 +11,6 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import httpx
-
 from conformance.adapter import (
     JSON,
     AgentSpec,
@@ -23,7 +21,13 @@ from conformance.adapter import (
     RefusalKind,
     RunOutcome,
 )
-from conformance.adapters._kit import Refusal, anthropic_client, openai_client, refusing
+from conformance.adapters._kit import (
+    Refusal,
+    anthropic_client,
+    call_service,
+    openai_client,
+    refusing,
+)
 from conformance.catalog import (
     ASK_PERSON,
     CALL_SERVICE,
@@ -32,7 +36,6 @@ from conformance.catalog import (
     CatalogTool,
     ToolName,
     WhoamiReport,
-    service_url,
 )
 from conformance.wire.ir import Dialect
 
@@ -79,20 +82,11 @@ def _ask_person(ctx: ToolContext, question: str = ASK_PERSON.default("question")
     ask_person(question)
 
 
-class ServiceFailedError(Exception):
-    """The service `call_service` asked answered with an error: the tool fails."""
-
-
 def _call_service(base_url: str) -> Callable[..., Awaitable[str]]:
-    """`call_service` for an agent pointed at `base_url`: a plain GET, as a tool written
-    by a user would make one, and its failure raised as the tool's own."""
+    """`call_service` for an agent pointed at `base_url`."""
 
     async def call(ctx: ToolContext, key: str = CALL_SERVICE.default("key")) -> str:
-        async with httpx.AsyncClient(timeout=None) as client:
-            reply = await client.get(service_url(base_url, key))
-        if reply.status_code != 200:
-            raise ServiceFailedError(f"{reply.status_code}: {reply.text}")
-        return reply.text
+        return await call_service(base_url, key)
 
     return call
 
