@@ -199,6 +199,9 @@ async def judge_refusals(
     not unlock the guard), reach nothing of the model and are refused as a run in flight."""
     came = [("the door", await attempt(first.door_input(message)))]
     came.append(("run after it", await attempt(first.agent.run(message))))
+    # What the first run sends once released is the first-run-intact law's to judge (a
+    # refusal that corrupted it shows there); the fake's checks of it are not this law's.
+    fake.check_invariants = False
     reached = len(fake.wire.requests) - first.sent_before
     if reached > first.calls:
         raise LawViolation(
