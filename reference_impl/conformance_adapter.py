@@ -8,6 +8,7 @@ suite checks is the runtime's doing.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from conformance.adapter import (
@@ -20,8 +21,22 @@ from conformance.adapter import (
     RefusalKind,
     RunOutcome,
 )
-from conformance.adapters._kit import Refusal, anthropic_client, openai_client, refusing
-from conformance.catalog import ASK_PERSON, ECHO, WHOAMI, CatalogTool, ToolName, WhoamiReport
+from conformance.adapters._kit import (
+    Refusal,
+    anthropic_client,
+    call_service,
+    openai_client,
+    refusing,
+)
+from conformance.catalog import (
+    ASK_PERSON,
+    CALL_SERVICE,
+    ECHO,
+    WHOAMI,
+    CatalogTool,
+    ToolName,
+    WhoamiReport,
+)
 from conformance.wire.ir import Dialect
 
 from . import (
@@ -67,11 +82,26 @@ def _ask_person(ctx: ToolContext, question: str = ASK_PERSON.default("question")
     ask_person(question)
 
 
+def _call_service(base_url: str) -> Callable[..., Awaitable[str]]:
+    """`call_service` for an agent pointed at `base_url`."""
+
+    async def call(ctx: ToolContext, key: str = CALL_SERVICE.default("key")) -> str:
+        return await call_service(base_url, key)
+
+    return call
+
+
 def _runtime_tool(entry: CatalogTool, fn: Any) -> Tool:
     """A catalog tool as the runtime's own `Tool`: the catalog's schema, sent as given."""
     return Tool(
         name=entry.name, fn=fn, description=entry.description, parameters=entry.parameters_schema()
     )
+
+
+def _tools(spec: AgentSpec) -> list[Tool]:
+    """The catalog tools the spec names; `call_service` is bound to the spec's base URL."""
+    bound = {"call_service": _runtime_tool(CALL_SERVICE, _call_service(spec.base_url))}
+    return [bound[name] if name in bound else CATALOG[name] for name in spec.tools]
 
 
 CATALOG: dict[ToolName, Tool] = {
@@ -164,7 +194,7 @@ class ReferenceImplementation:
         builder = (
             self.agent_class.create(provider=provider, model=spec.model, id=spec.id)
             .system(spec.system)
-            .tool(*(CATALOG[name] for name in spec.tools))
+            .tool(*_tools(spec))
         )
         if spec.memory:
             builder.memory(EpisodicMemory(InMemoryStore()))

@@ -32,6 +32,7 @@ class Capability(StrEnum):
     WINDOW = "window"
     COMPACTION = "compaction"
     IN_FLIGHT_GUARD = "in_flight_guard"
+    CALL_SERVICE = "call_service"  # offers the catalog's call_service tool
     HOSTING = "hosting"
 
 

@@ -135,10 +135,10 @@ from conformance.adapter import (
     RefusalKind,
     RunOutcome,
 )
-from conformance.catalog import ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
+from conformance.catalog import ASK_PERSON, CALL_SERVICE, ECHO, WHOAMI, ToolName, WhoamiReport
 from conformance.wire.ir import Dialect
 
-from ._kit import Refusal, openai_client, refusing
+from ._kit import Refusal, call_service, openai_client, refusing
 
 PACKAGE = "openai-agents"
 DEFAULT_NAME = "agent"
@@ -160,9 +160,10 @@ def _identity_of(ctx: RunContextWrapper[Any]) -> Any:
     return context.get("identity") if isinstance(context, dict) else None
 
 
-def _catalog(decisions: dict[str, str]) -> dict[ToolName, FunctionTool]:
+def _catalog(decisions: dict[str, str], base_url: str) -> dict[ToolName, FunctionTool]:
     """The suite's fixed tools as SDK function tools. `decisions` holds what a person
-    answered, by tool call id, for the approved `ask_person` call to return."""
+    answered, by tool call id, for the approved `ask_person` call to return;
+    `call_service` calls the fake at `base_url`."""
 
     def echo(ctx: ToolContext[Context], text: str = ECHO.default("text")) -> str:
         return text
@@ -177,6 +178,11 @@ def _catalog(decisions: dict[str, str]) -> dict[ToolName, FunctionTool]:
             raise RuntimeError(f"ask_person ran without a decision for {ctx.tool_call_id}")
         return decisions.pop(ctx.tool_call_id)
 
+    async def call_service_tool(
+        ctx: ToolContext[Context], key: str = CALL_SERVICE.default("key")
+    ) -> str:
+        return await call_service(base_url, key)
+
     return {
         "echo": function_tool(echo, name_override=ECHO.name, description_override=ECHO.description),
         "whoami": function_tool(
@@ -187,6 +193,11 @@ def _catalog(decisions: dict[str, str]) -> dict[ToolName, FunctionTool]:
             name_override=ASK_PERSON.name,
             description_override=ASK_PERSON.description,
             needs_approval=True,
+        ),
+        "call_service": function_tool(
+            call_service_tool,
+            name_override=CALL_SERVICE.name,
+            description_override=CALL_SERVICE.description,
         ),
     }
 
@@ -328,6 +339,7 @@ class OpenAIAgentsImplementation:
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
             Capability.IN_FLIGHT_GUARD,
+            Capability.CALL_SERVICE,
         }
     )
     dialects = frozenset({Dialect.OPENAI_RESPONSES})
@@ -351,7 +363,7 @@ class OpenAIAgentsImplementation:
             )
         client = openai_client(spec)
         decisions: dict[str, str] = {}
-        catalog = _catalog(decisions)
+        catalog = _catalog(decisions, spec.base_url)
         agent: Agent[Context] = Agent(
             name=spec.id or DEFAULT_NAME,
             instructions=spec.system or None,

@@ -6,6 +6,7 @@ with InProcess(provider):          # or: with LoopbackServer(provider):
     ...
 provider.verify()                  # strict: leftovers, exhaustion, invariants
 provider.wire.last.user_texts()    # what the model was shown
+provider.service("booking", held=True)  # the call_service tool's call, held mid-run
 """
 
 from importlib import import_module
@@ -34,6 +35,7 @@ from .script import (
     text,
     tool_call,
 )
+from .service import SERVICE_FAILURE, ServiceGate
 from .wirelog import (
     Exchange,
     ExchangeRecord,
@@ -68,6 +70,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_MAX_BODY",
     "MAX_JSON_DEPTH",
+    "SERVICE_FAILURE",
     "AssistantReply",
     "Call",
     "Dialect",
@@ -93,6 +96,7 @@ __all__ = [
     "ScriptFileError",
     "ScriptSpec",
     "ScriptedProvider",
+    "ServiceGate",
     "StepRef",
     "StreamError",
     "Text",

@@ -182,6 +182,33 @@ ROGUES: tuple[Rogue, ...] = (
         ("follow-up.is-continue-from-checkpoint",),
         semantics.FollowUpStampsItsOwnId,
     ),
+    # refusal tables (issue 13 §2)
+    Rogue(
+        "in-flight-guard-set-late",
+        ("in-flight.refused-before-send", "in-flight.refusal-kind", "in-flight.first-run-intact"),
+        timing.InFlightGuardSetLate,
+    ),
+    Rogue(
+        "in-flight-refused-as-no-conversation",
+        ("in-flight.refusal-kind",),
+        timing.InFlightRefusedAsNoConversation,
+    ),
+    Rogue("paused-refused-as-busy", ("pending.refusal-kind",), timing.PausedRefusedAsBusy),
+    Rogue(
+        "checkpoint-while-paused-drops-question",
+        ("pending.refuses-new-message",),
+        timing.CheckpointWhilePausedDropsQuestion,
+    ),
+    Rogue(
+        "blank-message-slips-past-pending",
+        ("pending.refuses-new-message",),
+        timing.BlankMessageSlipsPastPending,
+    ),
+    Rogue(
+        "resume-unguarded-while-in-flight",
+        ("in-flight.refused-before-send", "in-flight.first-run-intact"),
+        timing.ResumeUnguardedWhileInFlight,
+    ),
 )
 
 BY_ID = {rogue.id: rogue for rogue in ROGUES}
