@@ -31,6 +31,8 @@ GAP_CLASSES: dict[str, str] = {
     "odd-input": "empty or odd messages, checkpoints and answers at the refusals",
     "unit-only": "scenarios tests/reference_impl checks but no law does",
     "translation": "a dialect's translation no law looks at (error flags, text beside calls)",
+    "failure-path": "failure paths: no law makes a run fail (the fake's Fault and StreamError"
+    " steps are not in conformance/laws/_kit.py)",
     "protocol": "the adapter protocol cannot express it (no door, or no failing store)",
 }
 """The classes a survivor's gap falls into (issue 13 §3 names most of them)."""
@@ -53,7 +55,14 @@ class Mutant:
     """Why no request or outcome can differ; None for a mutant that should be killed."""
     gap: str | None = None
     """For a mutant the suite lets survive: `<class>: why no law sees it`."""
+    near_rogue: str | None = None
+    """`<rogue id>: how this mutant differs`, for one close to a shipped rogue (none may
+    copy one: a mutant measures what the rogues do not already show)."""
     impl: Impl = "in-process"
+    dialects: str = "openai-chat"
+    """The dialects its suite run uses: one, as for the rogues, for a change to runtime
+    logic (which no dialect's wire format sees differently); the mutated provider's own
+    dialect for a change to a translation."""
 
     @property
     def module(self) -> str:
@@ -93,6 +102,13 @@ def law_families() -> set[str]:
     return {law_id.split(".", 1)[0] for law_id in load_laws()}
 
 
+def rogue_ids() -> set[str]:
+    """The shipped rogues' ids (tests/rogues/gallery.py)."""
+    from tests.rogues.gallery import ROGUES  # the gallery builds runtimes: load it lazily
+
+    return {rogue.id for rogue in ROGUES}
+
+
 def catalog_problems(mutants: list[Mutant], root: Path = ROOT) -> list[str]:
     """Everything that makes the catalog unsound, in words (empty: sound)."""
     found: list[str] = []
@@ -117,6 +133,10 @@ def catalog_problems(mutants: list[Mutant], root: Path = ROOT) -> list[str]:
             found.append(f"{where} gap class {mutant.gap_class!r} is none of {list(GAP_CLASSES)}")
         if mutant.gap is not None and mutant.equivalent is not None:
             found.append(f"{where} an equivalent mutant is no gap")
+        if mutant.near_rogue is not None:
+            rogue = mutant.near_rogue.split(":", 1)[0].strip()
+            if rogue not in rogue_ids():
+                found.append(f"{where} near_rogue names {rogue!r}, which is no rogue")
         try:
             source = mutant.mutated_source(root)
         except ValueError as error:

@@ -70,15 +70,19 @@ def summary(run: MutantRun) -> str:
 
 
 def render(run: MutantRun) -> str:
-    lines = [_HEAD, f"Dialects: {run.dialects}.", "", f"**{summary(run)}**", ""]
+    shown = run.dialects or "each mutant's own (the catalog's `dialects`, openai-chat unless set)"
+    lines = [_HEAD, f"Dialects: {shown}.", "", f"**{summary(run)}**", ""]
     lines += ["## Every mutant", ""]
-    lines += ["| mutant | family | door | verdict | laws |", "|---|---|---|---|---|"]
+    lines += ["| mutant | family | door | dialects | verdict | laws |", "|---|---|---|---|---|---|"]
     for r in run.results:
         m = r.mutant
+        dialects = run.dialects or m.dialects
         verdict = (
             "equivalent" if m.equivalent and r.verdict is Verdict.SURVIVED else r.verdict.value
         )
-        lines.append(f"| `{m.id}` | {m.family} | `{m.door}` | {verdict} | {_laws(r)} |")
+        lines.append(
+            f"| `{m.id}` | {m.family} | `{m.door}` | {dialects} | {verdict} | {_laws(r)} |"
+        )
     survivors = [r for r in run.of(Verdict.SURVIVED) if r.mutant.equivalent is None]
     lines += ["", "## Survivors: the gaps", ""]
     lines += [
@@ -98,6 +102,18 @@ def render(run: MutantRun) -> str:
                 f"{_cell(r.mutant.behaviour)} *Why no law sees it:* {_cell(why)}"
             )
         lines.append("")
+    near = [r.mutant for r in run.results if r.mutant.near_rogue]
+    lines += ["## Near the rogues", ""]
+    lines += [
+        "No mutant copies a rogue (tests/rogues/; each overrides one seam). These are the "
+        "closest, and how they differ; the copies avoided outright were `named` counting "
+        "the default id (mismatch-refuses-default-ids), `pending_refusal` returning None "
+        "(pending-question-discarded), a checkpoint without its final answer, the message "
+        "in the system prompt, and resume rerunning the asking tool.",
+        "",
+    ]
+    lines += [f"- `{m.id}` ~ {_cell(m.near_rogue or '')}" for m in near]
+    lines.append("")
     equivalents = [r for r in run.results if r.mutant.equivalent]
     lines += ["## Equivalent mutants", ""]
     for r in equivalents:

@@ -25,9 +25,10 @@ from conformance.runner.outcomes import Outcome
 
 from .catalog import ROOT, Mutant
 
-DIALECTS = "openai-chat,openai-responses,anthropic-messages"
-"""Every dialect by default: a whole run is ~17 s, and a fifth of the mutants change
-one provider module's translation, which only its own dialect sends."""
+ALL_DIALECTS = "openai-chat,openai-responses,anthropic-messages"
+"""A whole reference run in all three is ~17 s alone; a killed mutant's run took 60-80 s
+on the shared machine, so every mutant in every dialect would take over an hour. Each
+mutant runs in the dialects its catalog entry names instead (`--dialects` overrides)."""
 TARGETS = ("conformance.laws",)
 RUN_TIMEOUT = 900.0
 """A whole suite run's deadline; a mutant that hangs the run is CRASHED."""
@@ -63,7 +64,8 @@ class MutantRun:
 
     results: list[MutantResult] = field(default_factory=list)
     folder: Path | None = None
-    dialects: str = DIALECTS
+    dialects: str | None = None
+    """The dialects every mutant ran in; None: each its own (the catalog's)."""
 
     def of(self, verdict: Verdict) -> list[MutantResult]:
         return [r for r in self.results if r.verdict is verdict]
@@ -96,7 +98,7 @@ def prepare(mutant: Mutant, folder: Path) -> Path:
 
 
 def suite_command(
-    mutant: Mutant, root: Path, folder: Path, dialects: str, targets: Sequence[str]
+    mutant: Mutant, root: Path, folder: Path, dialects: str | None, targets: Sequence[str]
 ) -> list[str]:
     return [
         sys.executable,
@@ -115,7 +117,7 @@ def suite_command(
         "--impl",
         impl_spec(mutant),
         "--dialects",
-        dialects,
+        dialects or mutant.dialects,
         "--hypothesis-profile=mutants",  # ci without shrinking (see _suite_process)
         *(["--call-timeout", str(STDIO_CALL_TIMEOUT)] if mutant.impl == "stdio" else []),
         "--results",
@@ -160,7 +162,10 @@ def _last_line(log: Path) -> str:
 
 
 def run_one(
-    mutant: Mutant, folder: Path, dialects: str = DIALECTS, targets: Sequence[str] = TARGETS
+    mutant: Mutant,
+    folder: Path,
+    dialects: str | None = None,
+    targets: Sequence[str] = TARGETS,
 ) -> MutantResult:
     folder.mkdir(parents=True, exist_ok=True)
     for stale in ("proof", "results.jsonl"):
@@ -199,7 +204,7 @@ def run(
     folder: Path,
     *,
     workers: int = 2,
-    dialects: str = DIALECTS,
+    dialects: str | None = None,
     targets: Sequence[str] = TARGETS,
     progress: Callable[[MutantResult], None] | None = None,
 ) -> MutantRun:
@@ -217,7 +222,7 @@ def run(
     return MutantRun([done[m.id] for m in mutants], folder, dialects)
 
 
-def rejudge(mutants: Sequence[Mutant], folder: Path, dialects: str = DIALECTS) -> MutantRun:
+def rejudge(mutants: Sequence[Mutant], folder: Path, dialects: str | None = None) -> MutantRun:
     """The verdicts of a kept run (`--keep DIR`), read again without running anything:
     for re-rendering docs/mutants.md after the catalog's analysis changed."""
     results = []

@@ -34,5 +34,5 @@ def test_a_killed_and_an_equivalent_mutant(tmp_path: Path) -> None:
     assert result.kill_rate() == (1, 1)
     assert problems(result) == []
     doc = render(result)
-    assert f"| `{KILLED}` | continue-from | `run(continue_from=)` | killed |" in doc
+    assert f"| `{KILLED}` | continue-from | `run(continue_from=)` | openai-chat | killed |" in doc
     assert f"- `{EQUIVALENT}` (survived): " in doc
