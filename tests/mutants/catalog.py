@@ -33,6 +33,7 @@ GAP_CLASSES: dict[str, str] = {
     "translation": "a dialect's translation no law looks at (error flags, text beside calls)",
     "failure-path": "failure paths: no law makes a run fail (the fake's Fault and StreamError"
     " steps are not in conformance/laws/_kit.py)",
+    "unchecked": "a detail neither a law nor tests/reference_impl reads",
     "protocol": "the adapter protocol cannot express it (no door, or no failing store)",
 }
 """The classes a survivor's gap falls into (issue 13 §3 names most of them)."""
