@@ -30,6 +30,7 @@ from ..adapter import (
     AGENT,
     AbandonedPause,
     Capability,
+    Delivery,
     Op,
     RefusalKind,
     StrictIdentityReport,
@@ -190,6 +191,11 @@ class StartResult(_Message):
     implementation: ImplementationInfo
     capabilities: list[Capability]
     dialects: list[Dialect] = Field(default_factory=lambda: [Dialect.OPENAI_CHAT], min_length=1)
+    deliveries: list[Delivery] = Field(
+        default_factory=lambda: [Delivery.STREAM],
+        min_length=1,
+        description="which of the agent spec's `stream` it honours: stream, whole, or both",
+    )
     trace_tool: str | None = Field(
         default=None,
         min_length=1,
