@@ -14,6 +14,7 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
@@ -145,6 +146,7 @@ class ReferenceImplementation:
     name = "turnlaw reference_impl"
     capabilities = frozenset(Capability) - {Capability.HOSTING}
     dialects = frozenset(Dialect)
+    deliveries = frozenset(Delivery)
     trace_tool = TRACE_TOOL_NAME
 
     def __init__(self, agent_class: type[Agent] = Agent, name: str | None = None) -> None:
@@ -178,10 +180,10 @@ class ReferenceImplementation:
 
 def _provider(spec: AgentSpec) -> Any:
     if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
-        return AnthropicMessagesProvider(client=anthropic_client(spec))
+        return AnthropicMessagesProvider(client=anthropic_client(spec), stream=spec.stream)
     if spec.dialect is Dialect.OPENAI_CHAT:
-        return OpenAIChatProvider(client=openai_client(spec))
-    return OpenAIResponsesProvider(client=openai_client(spec))
+        return OpenAIChatProvider(client=openai_client(spec), stream=spec.stream)
+    return OpenAIResponsesProvider(client=openai_client(spec), stream=spec.stream)
 
 
 implementation = ReferenceImplementation()

@@ -21,6 +21,7 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     RefusalKind,
@@ -147,6 +148,7 @@ class ChatImplementation:
     version = openai.__version__
     capabilities = frozenset({Capability.FOLLOW_UP, Capability.CONTINUE_FROM})
     dialects = frozenset({Dialect.OPENAI_CHAT})
+    deliveries = frozenset({Delivery.WHOLE})  # chat.completions.create, never streamed
 
     async def create_agent(self, spec: AgentSpec) -> ChatAgent:
         return ChatAgent(spec)
