@@ -12,6 +12,7 @@ from reference_impl import Agent
 from reference_impl.conformance_adapter import ReferenceImplementation
 
 from . import conversation_rogues as conv
+from . import coverage_rogues as cover
 from . import identity_rogues as ident
 from . import timing_rogues as timing
 
@@ -174,6 +175,37 @@ ROGUES: tuple[Rogue, ...] = (
         "third-follow-up-after-continuation",
         ("follow-up.shows-last-answer",),
         timing.ThirdFollowUpAfterContinuation,
+    ),
+    # coverage classes (issue 13 §3)
+    Rogue(
+        "resume-forgets-earlier-turns",
+        ("pending.resume-continues",),
+        cover.ResumeForgetsEarlierTurns,
+    ),
+    Rogue(
+        "second-tool-round-forgets-first",
+        ("checkpoint.no-trim", "continue-from.any-conversation"),
+        cover.SecondToolRoundForgetsFirst,
+    ),
+    Rogue(
+        "anonymous-runs-share-memory",
+        ("memory.namespace-isolation",),
+        cover.AnonymousRunsShareMemory,
+    ),
+    Rogue(
+        "checkpoint-follows-the-turn-in-flight",
+        ("checkpoint.plain-json",),
+        cover.CheckpointFollowsTheTurnInFlight,
+    ),
+    Rogue(
+        "whole-replies-drop-last-answer",
+        ("follow-up.shows-last-answer",),
+        cover.WholeRepliesDropLastAnswer,
+    ),
+    Rogue(
+        "in-flight-guard-shared-by-all-agents",
+        ("in-flight.per-instance",),
+        cover.InFlightGuardSharedByAllAgents,
     ),
 )
 
