@@ -9,6 +9,7 @@ suite passes all of them; the law modules written for these classes fail each on
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 
 from reference_impl import (
@@ -20,6 +21,7 @@ from reference_impl import (
 )
 from reference_impl.agent import Agent, Checkpointish, Door
 from reference_impl.errors import RunInFlightError
+from reference_impl.self_explain import RunTrace
 
 
 class ResumeForgetsEarlierTurns(Agent):
@@ -107,3 +109,16 @@ class InFlightGuardSharedByAllAgents(Agent):
             if other is not self and playing is not None:
                 raise RunInFlightError(door, playing.input.run_id)
         _AGENTS.add(self)
+
+
+class _AnswerOnlyTraceTurn(TurnLoop):
+    def trace_evidence(self) -> RunTrace | None:
+        trace = super().trace_evidence()
+        return None if trace is None else dataclasses.replace(trace, steps=())
+
+
+class TraceKeepsOnlyTheAnswer(Agent):
+    """The trace tool reports the last completed run's answer but not what it did: no tool,
+    no arguments, so "why did you…" can only be improvised."""
+
+    turn_loop = _AnswerOnlyTraceTurn

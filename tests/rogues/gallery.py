@@ -207,6 +207,11 @@ ROGUES: tuple[Rogue, ...] = (
         ("in-flight.per-instance",),
         cover.InFlightGuardSharedByAllAgents,
     ),
+    Rogue(
+        "trace-keeps-only-the-answer",
+        ("self-explain.reads-the-trace",),
+        cover.TraceKeepsOnlyTheAnswer,
+    ),
 )
 
 BY_ID = {rogue.id: rogue for rogue in ROGUES}
