@@ -9,6 +9,7 @@ Each Hypothesis example builds its own agents and opens with a message of its ow
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Literal
 
 import pytest
@@ -21,6 +22,7 @@ from ._kit import (
     AgentFactory,
     AgentUnderTest,
     Capability,
+    IdentitySpec,
     Implementation,
     LawViolation,
     RequestIR,
@@ -130,3 +132,59 @@ async def test_a_turn_of_two_tool_rounds_is_stored_whole(
         "a stored turn of two tool rounds did not continue whole: nothing may trim the "
         f"history on the way to storage, but continuing it showed {shown}"
     )
+
+
+NAMES = st.sampled_from(["ana", "bo", "cy"])
+
+
+@pytest.mark.law("checkpoint.carries-identity")
+@given(
+    doors=st.lists(st.sampled_from(DOORS), min_size=3, max_size=4),
+    overrides=st.lists(st.one_of(st.none(), NAMES), min_size=4, max_size=4),
+)
+@settings(report_multiple_bugs=False, max_examples=10)
+@example(doors=["continue_elsewhere", "continue_elsewhere", "continue_here"], overrides=[None] * 4)
+@example(
+    doors=["continue_here", "follow_up", "continue_elsewhere"], overrides=[None, "bo", None, None]
+)
+async def test_every_hop_runs_under_the_identity_the_conversation_carries(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    doors: list[Door],
+    overrides: list[str | None],
+) -> None:
+    """Named at the first turn, the identity is carried by every hop after it, whatever the
+    door, and an identity passed on a continued hop replaces it from then on. Only
+    `continue_from` hops may pass one (follow_up takes a message only)."""
+    if not declares(implementation, Capability.FOLLOW_UP):
+        doors = [d if d != "follow_up" else "continue_here" for d in doors]
+    opening = f"{BOOK} Reference {next(_counter)}."
+    steps: list[Step] = []
+    for hop in range(len(doors) + 1):
+        steps += [tool_call("whoami"), text(f"Answer {hop}.")]
+    fake.script(steps, when=lambda request: request.user_texts()[:1] == [opening])
+    agent: AgentUnderTest = await new_agent(tools=("whoami",))
+    named = IdentitySpec(conversation_id=f"conv-{next(_counter)}", principal="first")
+    await agent.run(opening, identity=named)
+    for hop, door in enumerate(doors, start=1):
+        message = f"{THREE} Hop {hop}."
+        override = overrides[hop - 1] if door != "follow_up" else None
+        if door == "follow_up":
+            await agent.follow_up(message)
+        else:
+            held = roundtrip(await agent.checkpoint())
+            if door == "continue_elsewhere":
+                agent = await new_agent(tools=("whoami",))
+            passed = None
+            if override is not None:
+                passed = IdentitySpec(conversation_id=f"conv-{override}", principal=override)
+            await agent.run(message, continue_from=held, identity=passed)
+            named = passed or named
+        told = [m.text for m in fake.wire.last.messages if m.role == "tool"][-1]
+        identity = (json.loads(told).get("identity") or {}) if told.startswith("{") else {}
+        assert identity.get("conversation_id") == named.conversation_id, (
+            f"hop {hop} of {doors} ({door}, identity passed: {override}) did not run under "
+            f"the identity the conversation carries ({named.conversation_id!r}): its tool "
+            f"was told {told[:200]!r}"
+        )
