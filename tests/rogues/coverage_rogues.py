@@ -122,3 +122,16 @@ class TraceKeepsOnlyTheAnswer(Agent):
     no arguments, so "why did you…" can only be improvised."""
 
     turn_loop = _AnswerOnlyTraceTurn
+
+
+class _IdentityForTwoTurnsTurn(TurnLoop):
+    def checkpoint(self, pending: PendingQuestion | None = None) -> AgentRunCheckpoint:
+        full = super().checkpoint(pending)
+        return full if full.turns < 2 else full.model_copy(update={"identity": None})
+
+
+class IdentityCarriedOneHop(Agent):
+    """The identity is carried one hop: the second turn runs under it, but from the second
+    turn on the checkpoint no longer carries it, so the third turn is anonymous."""
+
+    turn_loop = _IdentityForTwoTurnsTurn

@@ -212,6 +212,11 @@ ROGUES: tuple[Rogue, ...] = (
         ("self-explain.reads-the-trace",),
         cover.TraceKeepsOnlyTheAnswer,
     ),
+    Rogue(
+        "identity-carried-one-hop",
+        ("checkpoint.carries-identity",),
+        cover.IdentityCarriedOneHop,
+    ),
 )
 
 BY_ID = {rogue.id: rogue for rogue in ROGUES}
