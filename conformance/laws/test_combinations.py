@@ -10,12 +10,16 @@ import pytest
 
 from ._kit import (
     BOOK,
+    NOT_APPLICABLE_PREFIX,
     SYSTEM,
     THREE,
     AgentFactory,
+    Capability,
     IdentitySpec,
+    Implementation,
     RequestIR,
     ScriptedProvider,
+    declares,
     premise,
     text,
     tool_call,
@@ -54,8 +58,13 @@ async def test_two_runs_that_name_nobody_do_not_share_memory(
 
 @pytest.mark.law("identity.reaches-tools")
 async def test_an_explicit_identity_beside_a_session_id_reaches_tools(
-    fake: ScriptedProvider, new_agent: AgentFactory
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
+    if not declares(implementation, Capability.SESSION_ID):
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX}identity.reaches-tools beside a session id needs "
+            "the session_id capability"
+        )
     fake.script([tool_call("whoami"), text("You are Ana.")])
     agent = await new_agent(tools=("whoami",))
     await agent.run(BOOK, identity=WHO, session_id="session-9")

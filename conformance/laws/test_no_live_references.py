@@ -30,6 +30,13 @@ from ._kit import (
 pytestmark = pytest.mark.asyncio
 
 
+def where_they_differ(kept: str, now: str) -> str:
+    """The first difference of two JSON texts, with a little context, for the message."""
+    at = next((i for i, (a, b) in enumerate(zip(kept, now, strict=False)) if a != b), None)
+    at = min(len(kept), len(now)) if at is None else at
+    return f"was ...{kept[max(0, at - 60) : at + 80]!r}, now ...{now[max(0, at - 60) : at + 80]!r}"
+
+
 @pytest.mark.law("checkpoint.plain-json")
 async def test_a_checkpoint_does_not_change_while_the_agent_goes_on(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
@@ -60,9 +67,11 @@ async def test_a_checkpoint_does_not_change_while_the_agent_goes_on(
             f"checkpoint() during a turn in flight was refused as {kind}"
         )
         if kind is None:
-            assert json.dumps(during, sort_keys=True) == kept, (
+            now = json.dumps(during, sort_keys=True)
+            assert now == kept, (
                 "checkpoint() while a follow-up was held at the model was not the last "
-                "completed run's conversation: it handed out the turn in flight"
+                "completed run's conversation: it handed out the turn in flight "
+                f"({where_they_differ(kept, now)})"
             )
     finally:
         hold.release()
