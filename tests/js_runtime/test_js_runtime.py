@@ -30,6 +30,7 @@ DECLARED_AND_PASSING = {
     "mismatch.changed-agent-continues",
     "in-flight.refused-before-send",
     "in-flight.first-run-intact",
+    "in-flight.per-instance",
 }
 
 
