@@ -15,6 +15,7 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
@@ -175,6 +176,7 @@ class ReferenceImplementation:
     name = "turnlaw reference_impl"
     capabilities = frozenset(Capability) - {Capability.HOSTING}
     dialects = frozenset(Dialect)
+    deliveries = frozenset(Delivery)
     trace_tool = TRACE_TOOL_NAME
     compaction_triggers: tuple[str, ...] = ("turns", "chars")
 
@@ -209,10 +211,10 @@ class ReferenceImplementation:
 
 def _provider(spec: AgentSpec) -> Any:
     if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
-        return AnthropicMessagesProvider(client=anthropic_client(spec))
+        return AnthropicMessagesProvider(client=anthropic_client(spec), stream=spec.stream)
     if spec.dialect is Dialect.OPENAI_CHAT:
-        return OpenAIChatProvider(client=openai_client(spec))
-    return OpenAIResponsesProvider(client=openai_client(spec))
+        return OpenAIChatProvider(client=openai_client(spec), stream=spec.stream)
+    return OpenAIResponsesProvider(client=openai_client(spec), stream=spec.stream)
 
 
 implementation = ReferenceImplementation()

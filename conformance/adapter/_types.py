@@ -36,6 +36,15 @@ class Capability(StrEnum):
     HOSTING = "hosting"
 
 
+class Delivery(StrEnum):
+    """How a model reply reaches the runtime: streamed (server-sent events) or whole (one
+    response body). A runtime that offers both declares both (`Implementation.deliveries`)
+    and every law runs in each, since the two are separate code paths."""
+
+    STREAM = "stream"
+    WHOLE = "whole"
+
+
 class RefusalKind(StrEnum):
     NO_CONVERSATION = "no_conversation"
     MISMATCH = "mismatch"
@@ -116,6 +125,11 @@ class AgentSpec(BaseModel):
     system: str = ""
     model: str = "turnlaw-model"
     dialect: Dialect = Dialect.OPENAI_CHAT
+    stream: bool = Field(
+        default=True,
+        description="ask the model for streamed replies (true) or whole ones (false); the "
+        "suite asks only for a delivery the implementation declares",
+    )
     base_url: str
     api_key: str
     tools: tuple[ToolName, ...] = ()

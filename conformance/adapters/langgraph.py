@@ -134,6 +134,7 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
@@ -333,6 +334,7 @@ class LangGraphImplementation:
         }
     )
     dialects = frozenset({Dialect.OPENAI_CHAT})
+    deliveries = frozenset(Delivery)
     notes = (
         f"the agent is langgraph.prebuilt.create_react_agent (langgraph-prebuilt "
         f"{metadata.version('langgraph-prebuilt')}) with ChatOpenAI (langchain-openai "
@@ -376,6 +378,7 @@ class LangGraphImplementation:
             base_url=spec.base_url,
             api_key=spec.api_key,  # type: ignore[arg-type]
             http_async_client=http,
+            streaming=spec.stream,  # ainvoke streams underneath and assembles the chunks
         )
         connection = aiosqlite.connect(self.database)
         with warnings.catch_warnings():

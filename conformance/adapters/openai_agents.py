@@ -129,6 +129,7 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
@@ -343,6 +344,7 @@ class OpenAIAgentsImplementation:
         }
     )
     dialects = frozenset({Dialect.OPENAI_RESPONSES})
+    deliveries = frozenset({Delivery.WHOLE})  # Runner.run asks for whole responses
     notes = (
         "follow_up is not declared: an Agent holds no conversation; continuing is "
         "Runner.run(agent, result.to_input_list() + [new message]), and a Session is a "

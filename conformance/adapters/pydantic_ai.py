@@ -105,6 +105,7 @@ from ..adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
@@ -297,6 +298,7 @@ class PydanticAIImplementation:
         }
     )
     dialects = frozenset({Dialect.OPENAI_RESPONSES, Dialect.OPENAI_CHAT})
+    deliveries = frozenset({Delivery.WHOLE})  # agent.run asks for whole responses
     notes = (
         "the in-flight laws pass with pydantic-ai's own setting "
         "max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0), which the adapter "

@@ -70,10 +70,12 @@ class Collector:
         expectations: Path | None,
         seed: str,
         dialects: Sequence[str] = (),
+        deliveries: Sequence[str] = (),
         scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.implementation = implementation
         self.dialects = [str(d) for d in dialects]
+        self.deliveries = [str(d) for d in deliveries]
         self.scrub: Callable[[str], str] = scrub or _unchanged
         """Applied to every string the collector keeps or writes (the session's Redactor)."""
         try:
@@ -105,6 +107,7 @@ class Collector:
                     implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
                     capabilities=sorted(str(c) for c in implementation.capabilities),
                     dialects=self.dialects,
+                    deliveries=self.deliveries,
                     expectations=self.expected,
                     seed=seed,
                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -225,6 +228,7 @@ class Collector:
         where = law_lines()
         lines = ["", f"turnlaw conformance: {self.implementation.name}"]
         lines.append(f"  dialects: {', '.join(self.dialects) or 'none'}")
+        lines.append(f"  deliveries: {', '.join(self.deliveries) or 'none'}")
         lines.append(f"  each law is explained at its line of {LAWS_DOC} (turnlaw {__version__})")
         lines.append("")
         width = max((len(i) for i in outcomes), default=0)

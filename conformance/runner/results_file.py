@@ -51,6 +51,9 @@ class ResultsHeader(BaseModel):
     capabilities: list[str]
     dialects: list[str] = []
     """The dialects every law ran in: those asked for that the implementation offers."""
+    deliveries: list[str] = []
+    """The deliveries every law was parametrized over (stream, whole); one the
+    implementation does not offer ran as NOT_APPLICABLE."""
     expectations: dict[str, Expectation] = {}
     seed: str = ""
     started: str

@@ -31,6 +31,7 @@ from ..adapter import (
     AbandonedPause,
     Capability,
     CompactionTrigger,
+    Delivery,
     Op,
     RefusalKind,
     StrictIdentityReport,
@@ -195,6 +196,11 @@ class StartResult(_Message):
     implementation: ImplementationInfo
     capabilities: list[Capability]
     dialects: list[Dialect] = Field(default_factory=lambda: [Dialect.OPENAI_CHAT], min_length=1)
+    deliveries: list[Delivery] = Field(
+        default_factory=lambda: [Delivery.STREAM],
+        min_length=1,
+        description="which of the agent spec's `stream` it honours: stream, whole, or both",
+    )
     trace_tool: str | None = Field(
         default=None,
         min_length=1,

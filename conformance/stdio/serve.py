@@ -20,7 +20,7 @@ from typing import IO, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from ..adapter import AGENT, AgentUnderTest, Implementation, Refused
+from ..adapter import AGENT, AgentUnderTest, Delivery, Implementation, Refused
 from ..wire.ir import Dialect
 from ._reply_line import summary
 from .protocol import (
@@ -87,10 +87,12 @@ class _Server:
     async def dispatch(self, request: Request) -> Any:
         if isinstance(request, StartRequest):
             dialects = getattr(self.implementation, "dialects", frozenset({Dialect.OPENAI_CHAT}))
+            deliveries = getattr(self.implementation, "deliveries", frozenset({Delivery.STREAM}))
             return StartResult(
                 implementation=self.info,
                 capabilities=sorted(self.implementation.capabilities),
                 dialects=[d for d in Dialect if d in dialects],
+                deliveries=[d for d in Delivery if d in deliveries],
                 trace_tool=getattr(self.implementation, "trace_tool", None),
                 trace_activation=getattr(self.implementation, "trace_activation", None),
                 compaction_triggers=list(

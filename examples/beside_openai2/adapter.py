@@ -22,6 +22,7 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     RefusalKind,
@@ -157,6 +158,7 @@ class ChatImplementation:
         {Capability.FOLLOW_UP, Capability.CONTINUE_FROM, Capability.CALL_SERVICE}
     )
     dialects = frozenset({Dialect.OPENAI_CHAT})
+    deliveries = frozenset({Delivery.WHOLE})  # chat.completions.create, never streamed
 
     async def create_agent(self, spec: AgentSpec) -> ChatAgent:
         return ChatAgent(spec)

@@ -22,6 +22,7 @@ const START = {
   },
   capabilities: ["follow_up", "continue_from", "named_agents", "in_flight_guard", "call_service"],
   dialects: ["openai-chat"],
+  deliveries: ["whole"], // runtime.mjs reads one JSON body per call; it never streams
 };
 
 const REFUSALS = {

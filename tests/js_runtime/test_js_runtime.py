@@ -31,6 +31,7 @@ DECLARED_AND_PASSING = {
     "in-flight.refused-before-send",
     "in-flight.first-run-intact",
     "in-flight.refusal-kind",
+    "in-flight.per-instance",
 }
 
 

@@ -12,6 +12,7 @@ from reference_impl import Agent
 from reference_impl.conformance_adapter import ReferenceImplementation
 
 from . import conversation_rogues as conv
+from . import coverage_rogues as cover
 from . import identity_rogues as ident
 from . import semantics_rogues as semantics
 from . import timing_rogues as timing
@@ -208,6 +209,47 @@ ROGUES: tuple[Rogue, ...] = (
         "resume-unguarded-while-in-flight",
         ("in-flight.refused-before-send", "in-flight.first-run-intact"),
         timing.ResumeUnguardedWhileInFlight,
+    ),
+    # coverage classes (issue 13 §3)
+    Rogue(
+        "resume-forgets-earlier-turns",
+        ("pending.resume-continues",),
+        cover.ResumeForgetsEarlierTurns,
+    ),
+    Rogue(
+        "second-tool-round-forgets-first",
+        ("checkpoint.no-trim", "continue-from.any-conversation"),
+        cover.SecondToolRoundForgetsFirst,
+    ),
+    Rogue(
+        "anonymous-runs-share-memory",
+        ("memory.namespace-isolation",),
+        cover.AnonymousRunsShareMemory,
+    ),
+    Rogue(
+        "checkpoint-follows-the-turn-in-flight",
+        ("checkpoint.plain-json",),
+        cover.CheckpointFollowsTheTurnInFlight,
+    ),
+    Rogue(
+        "whole-replies-drop-last-answer",
+        ("follow-up.shows-last-answer",),
+        cover.WholeRepliesDropLastAnswer,
+    ),
+    Rogue(
+        "in-flight-guard-shared-by-all-agents",
+        ("in-flight.per-instance",),
+        cover.InFlightGuardSharedByAllAgents,
+    ),
+    Rogue(
+        "trace-keeps-only-the-answer",
+        ("self-explain.reads-the-trace",),
+        cover.TraceKeepsOnlyTheAnswer,
+    ),
+    Rogue(
+        "identity-carried-one-hop",
+        ("checkpoint.carries-identity",),
+        cover.IdentityCarriedOneHop,
     ),
 )
 
