@@ -25,7 +25,8 @@ from ..adapter import (
     RunFailed,
     RunOutcome,
 )
-from ..errors import AdapterFailure, AdapterReportedError
+from ..errors import AdapterFailure as _AdapterFailure
+from ..errors import AdapterReportedError as _AdapterReportedError
 from ..replay.hypothesis_examples import reproducing
 from ..runner.fixtures import FAKE_KEY, AgentFactory
 from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
@@ -77,7 +78,7 @@ def untyped(error: BaseException) -> bool:
     stay ERROR and TIMEOUT, never a law's FAIL."""
     if isinstance(error, Refused | RunFailed):
         return False
-    return isinstance(error, AdapterReportedError) or not isinstance(error, AdapterFailure)
+    return isinstance(error, _AdapterReportedError) or not isinstance(error, _AdapterFailure)
 
 
 def roundtrip(checkpoint: Any) -> Any:

@@ -12,6 +12,7 @@ from reference_impl import Agent
 from reference_impl.conformance_adapter import ReferenceImplementation
 
 from . import conversation_rogues as conv
+from . import failure_rogues as failure
 from . import identity_rogues as ident
 from . import timing_rogues as timing
 
@@ -174,6 +175,27 @@ ROGUES: tuple[Rogue, ...] = (
         "third-follow-up-after-continuation",
         ("follow-up.shows-last-answer",),
         timing.ThirdFollowUpAfterContinuation,
+    ),
+    # failure paths (issue 13 §1)
+    Rogue(
+        "follow-up-continues-failed-history",
+        ("failure.follow-up-continues-last-completed", "failure.checkpoint-is-last-completed"),
+        failure.FollowUpContinuesFailedHistory,
+    ),
+    Rogue(
+        "failed-resume-clears-pending",
+        ("failure.failed-resume-stays-pending",),
+        failure.FailedResumeClearsPending,
+    ),
+    Rogue(
+        "error-checkpoint-carries-half-work",
+        ("failure.hands-back-last-good-checkpoint",),
+        failure.ErrorCheckpointCarriesHalfWork,
+    ),
+    Rogue(
+        "accepts-malformed-checkpoint",
+        ("failure.malformed-checkpoint-refused",),
+        failure.AcceptsMalformedCheckpoint,
     ),
 )
 
