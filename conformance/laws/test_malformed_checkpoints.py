@@ -48,7 +48,6 @@ from ._kit import (
 
 pytestmark = pytest.mark.asyncio
 
-LAW = "failure.malformed-checkpoint-refused"
 CALL_ID = "call_turnlaw_echo_1"
 """The id the scripted model gives its tool call, so a mutation can find the call."""
 ASK_ID = "call_turnlaw_ask_1"
@@ -204,7 +203,7 @@ async def judge(
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("failure.malformed-checkpoint-refused")
 @given(mutation=MUTATIONS)
 @settings(report_multiple_bugs=False)
 @example(mutation=Mutation("orphan_result"))
@@ -234,7 +233,7 @@ async def test_a_broken_checkpoint_handed_to_continue_from_never_reaches_the_mod
     await judge(fake, "run(continue_from=)", send, mutation, good)
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("failure.malformed-checkpoint-refused")
 @given(mutation=MUTATIONS)
 @settings(report_multiple_bugs=False)
 @example(mutation=Mutation("orphan_result"))
