@@ -36,6 +36,7 @@ from ._kit import (
     Implementation,
     RefusalKind,
     Refused,
+    RequestIR,
     RunFailed,
     RunOutcome,
     ScriptedProvider,
@@ -156,6 +157,12 @@ def _orphan(data: Any) -> tuple[Any, str] | None:
     return None
 
 
+def mentions(request: RequestIR, *needles: str) -> bool:
+    """Does any message of `request` say one of `needles`? This example's requests are
+    told apart by what they say, wherever the mutation left it."""
+    return any(n in m.text for m in request.messages for n in needles)
+
+
 MUTATIONS = st.builds(
     Mutation,
     kind=st.sampled_from(KINDS),
@@ -212,15 +219,18 @@ async def judge(
 async def test_a_broken_checkpoint_handed_to_continue_from_never_reaches_the_model_broken(
     fake: ScriptedProvider, new_agent: AgentFactory, mutation: Mutation
 ) -> None:
-    opening = f"Book me a table, reference {next(_counter)}."
+    number = next(_counter)
+    opening = f"Book me a table, reference {number}."
+    message = f"{THREE} Reference {number}."
     fake.script(
         [
             ToolCalls(calls=[Call(name="echo", arguments={"text": "table"}, id=CALL_ID)]),
             text("Booked."),
             text("Three it is."),
+            text("Three it is."),  # spare: an accepted mutation may cost a call more
         ],
         name=f"continue_from {mutation}",
-        when=lambda request: request.user_texts()[:1] == [opening],
+        when=lambda request: mentions(request, opening, message),
         allow_unused=True,
     )
     recorder = await new_agent(tools=("echo",))
@@ -228,7 +238,7 @@ async def test_a_broken_checkpoint_handed_to_continue_from_never_reaches_the_mod
     continuer: AgentUnderTest = await new_agent(tools=("echo",))
 
     async def send(broken: Any) -> RunOutcome:
-        return await continuer.run(THREE, continue_from=broken)
+        return await continuer.run(message, continue_from=broken)
 
     await judge(fake, "run(continue_from=)", send, mutation, good)
 
@@ -246,7 +256,9 @@ async def test_a_broken_paused_checkpoint_handed_to_resume_never_reaches_the_mod
 ) -> None:
     if not declares(implementation, Capability.PAUSE):
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}resuming a broken checkpoint needs pause")
-    opening = f"Refund order 7, reference {next(_counter)}."
+    number = next(_counter)
+    opening = f"Refund order 7, reference {number}."
+    decision = f"yes, reference {number}"
     fake.script(
         [
             ToolCalls(calls=[Call(name="echo", arguments={"text": "order 7"}, id=CALL_ID)]),
@@ -254,9 +266,10 @@ async def test_a_broken_paused_checkpoint_handed_to_resume_never_reaches_the_mod
                 calls=[Call(name="ask_person", arguments={"question": "Refund?"}, id=ASK_ID)]
             ),
             text("Refunded."),
+            text("Refunded."),  # spare: an accepted mutation may cost a call more
         ],
         name=f"resume {mutation}",
-        when=lambda request: request.user_texts()[:1] == [opening],
+        when=lambda request: mentions(request, opening, decision),
         allow_unused=True,
     )
     recorder = await new_agent(tools=("echo", "ask_person"))
@@ -265,6 +278,6 @@ async def test_a_broken_paused_checkpoint_handed_to_resume_never_reaches_the_mod
     resumer = await new_agent(tools=("echo", "ask_person"))
 
     async def send(broken: Any) -> RunOutcome:
-        return await resumer.resume(broken, "yes")
+        return await resumer.resume(broken, decision)
 
     await judge(fake, "resume", send, mutation, good)
