@@ -81,8 +81,8 @@ def provider_failure(error: BaseException) -> bool:
     current: BaseException | None = error
     while current is not None and id(current) not in seen:
         seen.add(id(current))
-        if type(current).__module__.split(".")[0] in _PROVIDER_STACK:
-            return True
+        if any(c.__module__.split(".")[0] in _PROVIDER_STACK for c in type(current).__mro__):
+            return True  # a framework's own subclass of an SDK error counts
         current = current.__cause__ or current.__context__
     return False
 

@@ -40,6 +40,7 @@ from ._kit import (
     roundtrip,
     text,
     tool_call,
+    untyped,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -296,52 +297,85 @@ async def test_a_resume_that_fails_leaves_the_question_pending(
             when=lambda request: "no" in [m.text for m in request.messages if m.role == "tool"],
             allow_unused=True,
         )
+    fake.script(  # a door that does not refuse a new message gets an answer
+        [text("Three it is.")] * 8,
+        name="new messages",
+        when=lambda request: THREE in request.user_texts(),
+        allow_unused=True,
+    )
     fake.script([tool_call("ask_person", {"question": QUESTION}), text("Refunded.")])
     agent = await new_agent(tools=("ask_person",))
     paused = await agent.run(REFUND)
     premise("pending.resume-continues", paused.paused is not None, "the run did not pause")
+    held = roundtrip(paused.checkpoint)
+    doors: list[tuple[str, Callable[[], Awaitable[RunOutcome]]]] = [
+        ("run", lambda: agent.run(THREE))
+    ]
+    if declares(implementation, Capability.CONTINUE_FROM):
+        doors.append(("run(continue_from=)", lambda: agent.run(THREE, continue_from=held)))
+    if declares(implementation, Capability.FOLLOW_UP):
+        doors.append(("follow_up", lambda: agent.follow_up(THREE)))
+    # Which doors refuse while the question is owed is pending.refuses-new-message's to
+    # judge; this law judges that a failed resume changes none of them.
+    refusing = [door for door, message in doors if await refuses(fake, message)]
+
     sent = len(fake.wire.requests)
     try:
-        await agent.resume(roundtrip(paused.checkpoint), None if how == "no-decision" else "no")
+        again = await agent.resume(held, None if how == "no-decision" else "no")
     except (Refused, RunFailed):
-        pass
+        pass  # said no, or failed: what the agent does next is the law
     else:
-        raise AssertionError(
-            f"resume ({how}) returned as if the question had been answered"
-            + (": no decision was given" if how == "no-decision" else "")
+        # paused again on the same question is a way of saying it is still owed
+        assert again.paused is not None and again.paused.question == QUESTION, (
+            f"resume ({how}) returned as if the question had been answered "
+            f"({again.answer!r})" + (": no decision was given" if how == "no-decision" else "")
         )
     if how == "no-decision":
         assert len(fake.wire.requests) == sent, (
             "resume with no decision reached the model: nobody answered the question, so "
             "nothing may be sent as its answer"
         )
-    sent = len(fake.wire.requests)
-    doors: list[tuple[str, Callable[[], Awaitable[RunOutcome]]]] = [
-        ("run", lambda: agent.run(THREE))
-    ]
-    if declares(implementation, Capability.CONTINUE_FROM):
-        held = roundtrip(paused.checkpoint)
-        doors.append(("run(continue_from=)", lambda: agent.run(THREE, continue_from=held)))
-    if declares(implementation, Capability.FOLLOW_UP):
-        doors.append(("follow_up", lambda: agent.follow_up(THREE)))
     for door, message in doors:
-        refusal = await refusal_of(message)
-        if refusal is not None:
-            assert len(fake.wire.requests) == sent, f"the refused {door} reached the model"
-            assert refusal.kind is RefusalKind.PENDING_QUESTION, (
-                f"after a failed resume ({how}), a new message through {door} was refused as "
-                f"{refusal.kind.value}, not as a question still pending"
-            )
+        if door not in refusing:
             continue
-        raise AssertionError(
-            f"after a failed resume ({how}), a new message through {door} was answered: "
-            "the question is still owed, and a message that walks around it is a consent "
-            "gate anyone can walk around"
+        sent = len(fake.wire.requests)
+        refusal = await refusal_of(message)
+        assert refusal is not None, (
+            f"after a failed resume ({how}), a new message through {door} was answered, "
+            "though it was refused while the question was owed: the question is still "
+            "owed, and a message that walks around it is a consent gate anyone can walk "
+            "around"
         )
-    resumed = await agent.resume(roundtrip(paused.checkpoint), "yes")
+        assert len(fake.wire.requests) == sent, f"the refused {door} reached the model"
+        assert refusal.kind is RefusalKind.PENDING_QUESTION, (
+            f"after a failed resume ({how}), a new message through {door} was refused as "
+            f"{refusal.kind.value}, not as a question still pending"
+        )
+    try:
+        resumed = await agent.resume(held, "yes")
+    except (Refused, RunFailed) as error:
+        raise AssertionError(
+            f"after a failed resume ({how}), the paused checkpoint could not be resumed with "
+            f"a decision ({error}): the question is still owed, so it is still resumable"
+        ) from error
     assert resumed.answer == "Refunded.", "the question could not be resumed after a failed resume"
     results = [m.text for m in fake.wire.last.messages if m.role == "tool"]
     assert results == ["yes"], (
         f"resuming after a failed resume showed the model the results {results}: the "
         "question must be answered once, by the decision that finally came"
     )
+
+
+async def refuses(fake: ScriptedProvider, message: Callable[[], Awaitable[RunOutcome]]) -> bool:
+    """Is `message` refused before anything is sent? A door that raises something else
+    is not judged here (what it should have done is the pending laws' to say)."""
+    sent = len(fake.wire.requests)
+    try:
+        refused = await refusal_of(message) is not None
+    except RunFailed:
+        refused = False
+    except Exception as error:
+        if not untyped(error):
+            raise
+        refused = False
+    return refused and len(fake.wire.requests) == sent
