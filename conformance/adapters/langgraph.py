@@ -137,8 +137,6 @@ from conformance.adapter import (
     IdentityReport,
     IdentitySpec,
     PendingReport,
-    RefusalKind,
-    Refused,
     RunOutcome,
 )
 from conformance.catalog import ABANDONED_RESULT, ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
@@ -258,10 +256,9 @@ class LangGraphAgent:
 
     async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
         if not isinstance(checkpoint, dict) or not isinstance(checkpoint.get("thread_id"), str):
-            raise Refused(  # the adapter's own wrapper, so the refusal is its to say
-                RefusalKind.INVALID_CHECKPOINT,
+            raise ValueError(
                 "resume: not a checkpoint of this adapter (a JSON object naming the paused "
-                "thread as 'thread_id'); pass the checkpoint the paused run returned",
+                "thread as 'thread_id'); pass the checkpoint the paused run returned"
             )
         # no decision: invoke the thread with no input and no resume value, which re-runs
         # the interrupted node, whose interrupt() has nothing to return and pauses again
