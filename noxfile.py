@@ -61,6 +61,18 @@ def rogues(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def mutants(session: nox.Session) -> None:
+    """The mutant run: the suite against every mutant of reference_impl/ (tests/mutants/).
+
+    Long (a suite run per mutant, most of an hour on two cores), so not in the default
+    set. Arguments go to `python -m tests.mutants` (`--only ID ...`, `--workers N`,
+    `--write` rewrites docs/mutants.md).
+    """
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "tests.mutants", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def conformance(session: nox.Session) -> None:
     """Every law against the bundled reference, or `-- --impl module:attr` against yours.
 

@@ -1,6 +1,7 @@
-"""The fixed tool catalog: the three tools every adapter offers its model, as data.
+"""The fixed tool catalog: the tools every adapter offers its model, as data.
 
-A law scripts the model to call `echo`, `whoami` or `ask_person` and then reads, on the
+A law scripts the model to call `echo`, `whoami`, `ask_person` or `call_service` and then
+reads, on the
 wire, what the runtime did with the call; so every adapter must offer the same tools
 under the same names, with the same descriptions and arguments, and `whoami` must
 report in one shape. They are data rather than code because each adapter wraps them in
@@ -23,10 +24,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any, Literal, get_args
+from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict
 
-ToolName = Literal["echo", "whoami", "ask_person"]
+ToolName = Literal["echo", "whoami", "ask_person", "call_service"]
 """The names of the fixed tools; `AgentSpec.tools` names which of them an agent offers."""
 
 
@@ -82,7 +84,20 @@ ASK_PERSON = CatalogTool(
     returns="nothing at first: the run pauses; once resumed, the person's decision",
 )
 
-TOOLS: Mapping[ToolName, CatalogTool] = {tool.name: tool for tool in (ECHO, WHOAMI, ASK_PERSON)}
+CALL_SERVICE = CatalogTool(
+    name="call_service",
+    description="Call the booking service and return what it answered.",
+    parameters=(Parameter(name="key", default="status"),),
+    returns="the text of the fake's reply to GET service_url(base_url, key); on a reply "
+    "that is not 200, the tool raises (fails) with the reply's text",
+)
+"""A tool that waits on someone else: the suite holds it mid-run (a law about a tool
+that is running) or makes it fail (a law about a tool that raises). Offered only by an
+adapter declaring the `call_service` capability."""
+
+TOOLS: Mapping[ToolName, CatalogTool] = {
+    tool.name: tool for tool in (ECHO, WHOAMI, ASK_PERSON, CALL_SERVICE)
+}
 """Every catalog tool by name, in `ToolName`'s order."""
 
 if tuple(TOOLS) != get_args(ToolName):  # pragma: no cover - a catalog edited by halves
@@ -116,6 +131,12 @@ class WhoamiReport(BaseModel):
         return json.dumps(self.model_dump())
 
 
+def service_url(base_url: str, key: str) -> str:
+    """Where `call_service(key)` sends its GET: under the agent's base URL, so it reaches
+    the very fake (and test) the agent's model calls go to."""
+    return f"{base_url.rstrip('/')}/_turnlaw/tools/{quote(key, safe='')}"
+
+
 ABANDONED_RESULT = "The person was not asked: the question was abandoned."
 """What an adapter closes an abandoned `ask_person` call with when its framework has no
 text of its own (a framework that has one sends its own). `abandon_pause` itself reports
@@ -125,6 +146,7 @@ the dropped call as `conformance.adapter.AbandonedPause`: tool_name, tool_call_i
 __all__ = [
     "ABANDONED_RESULT",
     "ASK_PERSON",
+    "CALL_SERVICE",
     "ECHO",
     "TOOLS",
     "WHOAMI",
@@ -132,4 +154,5 @@ __all__ = [
     "Parameter",
     "ToolName",
     "WhoamiReport",
+    "service_url",
 ]

@@ -59,6 +59,8 @@ def laws_markdown() -> str:
         lines.append(f"- source: {law.source}")
         needs = ", ".join(f"`{c.value}`" for c in law.requires) or "nothing beyond one-turn runs"
         lines.append(f"- requires: {needs}")
+        if law.assumes:
+            lines.append("- assumes: " + ", ".join(f"`{a}`" for a in law.assumes))
         checked = tests.get(law.id, [])
         if checked:
             lines.append("- tests: " + ", ".join(f"`{t}`" for t in checked))

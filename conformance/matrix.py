@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .registry import Level, load_laws
 from .runner.capability_words import needed_capabilities
 from .runner.collect import ResultsFileError, read_results
+from .runner.consequences import consequence_note, root_causes
 from .runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome, worst
 
 COLUMNS = {
@@ -109,13 +110,28 @@ def column_from_results(results: Path) -> Column:
     for record in run.records:
         by_law[record.law].append(record)
     cells: dict[str, Cell] = {}
+    causes = root_causes(run.per_law(), run.records)
     for law_id in load_laws():
         records = by_law.get(law_id)
         if not records:
             continue
         outcome = worst([r.outcome for r in records])
-        detail = next(r.detail for r in records if r.outcome is outcome)
-        cells[law_id] = _cell(outcome, detail, expectations.get(law_id, {}).get("reason", ""))
+        shown = next(r for r in records if r.outcome is outcome)
+        reason = expectations.get(law_id, {}).get("reason", "")
+        if shown.premise is not None and outcome is Outcome.XFAIL:
+            known = expectations.get(shown.premise, {}).get("reason", "")
+            reason = f"premise not met: {shown.premise}, a known failure: {known}"
+        cell = _cell(outcome, shown.detail, reason)
+        if shown.premise is not None and outcome is Outcome.ERROR:
+            said = [line for line in shown.detail.splitlines() if "premise not met:" in line]
+            said_line = said[-1] if said else f"premise not met: {shown.premise}"
+            cell = Cell(outcome="ERROR", reason=said_line[said_line.index("premise not met:") :])
+        note = consequence_note(causes.get(law_id, []))
+        if note:
+            cell = Cell(
+                outcome=cell.outcome, reason=f"{note}: {cell.reason}" if cell.reason else note
+            )
+        cells[law_id] = cell
     return Column(
         column=name,
         implementation=str(run.header.get("implementation", name)),

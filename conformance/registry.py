@@ -30,6 +30,9 @@ class Law(BaseModel):
     source: str
     quote: str
     requires: tuple[Capability, ...] = ()
+    assumes: tuple[str, ...] = Field(
+        default=(), description="laws this law's tests rest on: their set-up needs them to hold"
+    )
     planned: str | None = Field(default=None, description="where its tests will come from")
     retired: bool = False
 
@@ -57,7 +60,50 @@ def load_laws() -> dict[str, Law]:
         if law.id in laws:
             raise RegistryError(f"conformance/laws.toml: law id {law.id!r} appears twice")
         laws[law.id] = law
+    problem = assumption_problem(laws)
+    if problem:
+        raise RegistryError(f"conformance/laws.toml: {problem}")
     return laws
+
+
+SMOKE_LAW = "smoke.one-turn"
+"""Every law rests on one turn working, and a failing smoke law stops the run before any
+other is judged: so it is assumed by all and listed by none."""
+
+
+def assumption_problem(laws: dict[str, Law]) -> str | None:
+    """What is wrong with the `assumes` lists, if anything: an unknown id, a law assuming
+    itself, the smoke law listed (it is everyone's premise), or a cycle (two laws that
+    each rest on the other could each blame the other for one failure)."""
+    for law in laws.values():
+        for assumed in law.assumes:
+            if assumed not in laws:
+                return f"law {law.id!r} assumes unknown law {assumed!r}"
+            if assumed == law.id:
+                return f"law {law.id!r} assumes itself"
+            if assumed == SMOKE_LAW:
+                return f"law {law.id!r} lists {SMOKE_LAW!r}: every law assumes it, list none"
+    state: dict[str, str] = {}
+
+    def visit(law_id: str, path: list[str]) -> str | None:
+        if state.get(law_id) == "done":
+            return None
+        if state.get(law_id) == "open":
+            loop = [*path[path.index(law_id) :], law_id]
+            return "laws assume each other in a cycle: " + " -> ".join(loop)
+        state[law_id] = "open"
+        for assumed in laws[law_id].assumes:
+            found = visit(assumed, [*path, law_id])
+            if found:
+                return found
+        state[law_id] = "done"
+        return None
+
+    for law_id in laws:
+        found = visit(law_id, [])
+        if found:
+            return found
+    return None
 
 
 def law(law_id: str) -> Law:

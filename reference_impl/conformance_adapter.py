@@ -8,6 +8,7 @@ suite checks is the runtime's doing.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -15,6 +16,7 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
@@ -24,12 +26,21 @@ from conformance.adapter import (
 from conformance.adapters._kit import (
     Refusal,
     anthropic_client,
+    call_service,
     openai_client,
     provider_failure,
     refusing,
     reporting_failures,
 )
-from conformance.catalog import ASK_PERSON, ECHO, WHOAMI, CatalogTool, ToolName, WhoamiReport
+from conformance.catalog import (
+    ASK_PERSON,
+    CALL_SERVICE,
+    ECHO,
+    WHOAMI,
+    CatalogTool,
+    ToolName,
+    WhoamiReport,
+)
 from conformance.wire.ir import Dialect
 
 from . import (
@@ -95,11 +106,26 @@ def _ask_person(ctx: ToolContext, question: str = ASK_PERSON.default("question")
     ask_person(question)
 
 
+def _call_service(base_url: str) -> Callable[..., Awaitable[str]]:
+    """`call_service` for an agent pointed at `base_url`."""
+
+    async def call(ctx: ToolContext, key: str = CALL_SERVICE.default("key")) -> str:
+        return await call_service(base_url, key)
+
+    return call
+
+
 def _runtime_tool(entry: CatalogTool, fn: Any) -> Tool:
     """A catalog tool as the runtime's own `Tool`: the catalog's schema, sent as given."""
     return Tool(
         name=entry.name, fn=fn, description=entry.description, parameters=entry.parameters_schema()
     )
+
+
+def _tools(spec: AgentSpec) -> list[Tool]:
+    """The catalog tools the spec names; `call_service` is bound to the spec's base URL."""
+    bound = {"call_service": _runtime_tool(CALL_SERVICE, _call_service(spec.base_url))}
+    return [bound[name] if name in bound else CATALOG[name] for name in spec.tools]
 
 
 CATALOG: dict[ToolName, Tool] = {
@@ -173,7 +199,9 @@ class ReferenceImplementation:
     name = "turnlaw reference_impl"
     capabilities = frozenset(Capability) - {Capability.HOSTING}
     dialects = frozenset(Dialect)
+    deliveries = frozenset(Delivery)
     trace_tool = TRACE_TOOL_NAME
+    compaction_triggers: tuple[str, ...] = ("turns", "chars")
 
     def __init__(self, agent_class: type[Agent] = Agent, name: str | None = None) -> None:
         """`agent_class` is the runtime: a runtime derived from the reference (the rogues
@@ -191,7 +219,7 @@ class ReferenceImplementation:
         builder = (
             self.agent_class.create(provider=provider, model=spec.model, id=spec.id)
             .system(spec.system)
-            .tool(*(CATALOG[name] for name in spec.tools))
+            .tool(*_tools(spec))
         )
         if spec.memory:
             builder.memory(EpisodicMemory(InMemoryStore()))
@@ -206,10 +234,10 @@ class ReferenceImplementation:
 
 def _provider(spec: AgentSpec) -> Any:
     if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
-        return AnthropicMessagesProvider(client=anthropic_client(spec))
+        return AnthropicMessagesProvider(client=anthropic_client(spec), stream=spec.stream)
     if spec.dialect is Dialect.OPENAI_CHAT:
-        return OpenAIChatProvider(client=openai_client(spec))
-    return OpenAIResponsesProvider(client=openai_client(spec))
+        return OpenAIChatProvider(client=openai_client(spec), stream=spec.stream)
+    return OpenAIResponsesProvider(client=openai_client(spec), stream=spec.stream)
 
 
 implementation = ReferenceImplementation()

@@ -67,6 +67,12 @@ def _split_calls(turns: Sequence[Turn], start: int, end: int) -> bool:
     return False
 
 
+def _size(turn: Turn) -> int:
+    """A turn's characters as a size trigger counts them: its text and its calls' arguments."""
+    calls = sum(len(json.dumps(c.arguments, ensure_ascii=False)) for c in turn.tool_calls)
+    return len(turn.text) + calls
+
+
 def _render_turn(turn: Turn) -> str:
     if turn.role == "tool":
         status = "error" if turn.is_error else "result"
@@ -89,15 +95,23 @@ class Compaction:
     comes from the model; this class only decides where to cut and how to record it.
     """
 
-    trigger_turns: int
+    trigger_turns: int | None
     keep_recent_turns: int
     keep_originals: bool = False
     summary_prompt: str = DEFAULT_SUMMARY_PROMPT
+    trigger_chars: int | None = None
+    """Fold on size instead of count: more than this many characters of turns (texts and
+    tool-call arguments) since the last summary. Exactly one trigger is set."""
 
     def __post_init__(self) -> None:
         if self.keep_recent_turns < 1:
             raise ValueError(f"keep_recent_turns must be at least 1, got {self.keep_recent_turns}")
-        if self.trigger_turns < self.keep_recent_turns:
+        if (self.trigger_turns is None) == (self.trigger_chars is None):
+            raise ValueError("set exactly one of trigger_turns and trigger_chars")
+        if self.trigger_chars is not None:
+            if self.trigger_chars < 1:
+                raise ValueError(f"trigger_chars must be at least 1, got {self.trigger_chars}")
+        elif self.trigger_turns is not None and self.trigger_turns < self.keep_recent_turns:
             raise ValueError(
                 f"trigger_turns ({self.trigger_turns}) must be at least keep_recent_turns "
                 f"({self.keep_recent_turns}), or folding would leave nothing to fold"
@@ -113,9 +127,13 @@ class Compaction:
         return last + 1
 
     def needs_folding(self, history: Sequence[Turn]) -> bool:
-        """True when more than `trigger_turns` user turns follow the last summary."""
-        start = self._unfolded_start(history)
-        return len(_user_indices(history[start:])) > self.trigger_turns
+        """True when more than `trigger_turns` user turns (or `trigger_chars` characters)
+        follow the last summary."""
+        unfolded = history[self._unfolded_start(history) :]
+        if self.trigger_chars is not None:
+            return sum(_size(turn) for turn in unfolded) > self.trigger_chars
+        assert self.trigger_turns is not None
+        return len(_user_indices(unfolded)) > self.trigger_turns
 
     def span_to_fold(
         self, history: Sequence[Turn], folded: Sequence[FoldedSpan] = ()

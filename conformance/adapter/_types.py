@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypedDict
 
 from ..catalog import ToolName as ToolName  # the fixed tool catalog
@@ -32,7 +32,17 @@ class Capability(StrEnum):
     WINDOW = "window"
     COMPACTION = "compaction"
     IN_FLIGHT_GUARD = "in_flight_guard"
+    CALL_SERVICE = "call_service"  # offers the catalog's call_service tool
     HOSTING = "hosting"
+
+
+class Delivery(StrEnum):
+    """How a model reply reaches the runtime: streamed (server-sent events) or whole (one
+    response body). A runtime that offers both declares both (`Implementation.deliveries`)
+    and every law runs in each, since the two are separate code paths."""
+
+    STREAM = "stream"
+    WHOLE = "whole"
 
 
 class RefusalKind(StrEnum):
@@ -50,6 +60,11 @@ class Refused(Exception):
         super().__init__(f"{kind.value}: {message}")
         self.kind = kind
         self.message = message
+
+
+CompactionTrigger = Literal["turns", "chars"]
+"""What a runtime's compaction counts: turns, or characters (a token budget maps from
+characters; see CompactionSpec)."""
 
 
 class RunFailed(Exception):
@@ -71,20 +86,50 @@ class RunFailed(Exception):
 class CompactionSpec(BaseModel):
     """Fold older turns into a summary the model writes, once the conversation grows.
 
-    A turn is a user message and everything after it up to the next user message. The
-    laws script short turns and count them; a runtime whose trigger is tokens or
-    characters sets its budget so that `trigger_turns + 1` such turns exceed it, and says
-    so in the implementation's `notes`."""
+    Exactly one trigger is set, because a runtime's compaction counts one thing:
+
+    - `trigger_turns`: fold when more than this many turns follow the last summary. A turn
+      is a user message and everything after it up to the next user message (the reply,
+      tool calls, their results).
+    - `trigger_chars`: fold when the turns since the last summary hold more than this many
+      characters: the texts of user messages, assistant replies and tool results, and the
+      JSON of tool-call arguments; not the system prompt or the tool definitions. A
+      runtime that budgets *tokens* takes `trigger_chars // 4` tokens: the laws' turns are
+      sized so that a tokenizer off by up to 1.9 times still trips on the same turn.
+
+    The check is made when a new message arrives (the new message counted), before the
+    model is asked to answer it. An implementation says which triggers it honours
+    (`compaction_triggers`, default turns only); the compaction law is played once per
+    trigger it honours.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    trigger_turns: int = Field(
-        ge=1, description="fold when more than this many turns follow the last summary"
+    trigger_turns: int | None = Field(
+        default=None,
+        ge=1,
+        description="fold when more than this many turns follow the last summary",
+    )
+    trigger_chars: int | None = Field(
+        default=None,
+        ge=1,
+        description="fold when the turns since the last summary hold more than this many "
+        "characters (tokens: a quarter of it)",
     )
     keep_recent_turns: int = Field(ge=1, description="the latest turns kept verbatim")
     keep_originals: bool = Field(
         default=False, description="the folded span keeps its original turns too"
     )
+
+    @model_validator(mode="after")
+    def _one_trigger(self) -> CompactionSpec:
+        if (self.trigger_turns is None) == (self.trigger_chars is None):
+            raise ValueError("set exactly one of trigger_turns and trigger_chars")
+        return self
+
+    @property
+    def trigger(self) -> CompactionTrigger:
+        return "turns" if self.trigger_turns is not None else "chars"
 
 
 class AgentSpec(BaseModel):
@@ -96,6 +141,11 @@ class AgentSpec(BaseModel):
     system: str = ""
     model: str = "turnlaw-model"
     dialect: Dialect = Dialect.OPENAI_CHAT
+    stream: bool = Field(
+        default=True,
+        description="ask the model for streamed replies (true) or whole ones (false); the "
+        "suite asks only for a delivery the implementation declares",
+    )
     base_url: str
     api_key: str
     tools: tuple[ToolName, ...] = ()
@@ -105,9 +155,11 @@ class AgentSpec(BaseModel):
         default=None,
         ge=1,
         description="show the model only the last N turns (a turn: a user message and "
-        "everything after it up to the next one, so a tool call stays with its result; a "
-        "runtime that counts messages keeps the messages of the last N turns); what is "
-        "stored is never trimmed",
+        "everything after it up to the next user message: the reply, tool calls and their "
+        "results, so a call always stays with its result). A runtime that counts messages "
+        "maps N turns to the messages of the last N turns, recounted for each model call "
+        "(never a fixed 2N: a turn with tool rounds has more messages). A summary turn of "
+        "compaction is shown besides the window. What is stored is never trimmed",
     )
     compaction: CompactionSpec | None = None
 
@@ -129,7 +181,12 @@ class PendingReport(BaseModel):
 
 
 class RunOutcome(BaseModel):
-    """What one run produced: an answer, or a pause with its resumable checkpoint."""
+    """What one run produced: an answer, or a pause with its resumable checkpoint.
+
+    The suite hands `checkpoint` back as it came (after a JSON round trip): a completed
+    run's to `run(continue_from=)` on any agent, a paused run's to `resume` and to the
+    other doors (which must not walk around the question). A runtime with separate pause
+    and conversation states puts both in this one JSON, and in `checkpoint()`'s."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -139,7 +196,12 @@ class RunOutcome(BaseModel):
 
 
 class IdentityReport(BaseModel):
-    """The last run's identity and where it came from: explicit, carried, session, run."""
+    """The last run's identity and where it came from: explicit, carried, session, run.
+
+    `conversation_id` is the namespace the runtime used. A runtime that labels only some
+    sources gives its own label where it has one; otherwise the source is the first
+    ladder rung (explicit, carried, session) whose conversation id is the one used, else
+    `run` — read from what the runtime did, never from the inputs alone."""
 
     model_config = ConfigDict(frozen=True)
 

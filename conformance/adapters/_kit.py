@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
+import httpx
 import openai
 
 from ..adapter import JSON, AgentSpec, RefusalKind, Refused, RunFailed
+from ..catalog import service_url
 
 if TYPE_CHECKING:
     import anthropic
@@ -23,6 +25,20 @@ if TYPE_CHECKING:
 SHARED_TLS = ssl.create_default_context()
 """One TLS context for every SDK client the suite builds: loading CA certificates costs
 ~30 ms per client, the suite builds hundreds, and the fake is plain HTTP anyway."""
+
+
+class ServiceFailedError(Exception):
+    """The service `call_service` asked answered with an error: the tool fails with it."""
+
+
+async def call_service(base_url: str, key: str) -> str:
+    """The body of the catalog's `call_service`, for any Python adapter: a plain GET to
+    the fake, as a tool a user wrote would make one; its failure raised as the tool's."""
+    async with httpx.AsyncClient(timeout=None) as client:
+        reply = await client.get(service_url(base_url, key))
+    if reply.status_code != 200:
+        raise ServiceFailedError(f"{reply.status_code}: {reply.text}")
+    return reply.text
 
 
 def openai_http() -> openai.DefaultAsyncHttpxClient:

@@ -134,15 +134,24 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
     RunOutcome,
 )
-from conformance.catalog import ABANDONED_RESULT, ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
+from conformance.catalog import (
+    ABANDONED_RESULT,
+    ASK_PERSON,
+    CALL_SERVICE,
+    ECHO,
+    WHOAMI,
+    ToolName,
+    WhoamiReport,
+)
 from conformance.wire.ir import Dialect
 
-from ._kit import openai_http, reporting_failures
+from ._kit import call_service, openai_http, reporting_failures
 
 PACKAGE = "langgraph"
 """The distribution under test, as expectations/langgraph.toml pins it."""
@@ -178,6 +187,17 @@ def ask_person(
 
 
 CATALOG: dict[ToolName, BaseTool] = {"echo": echo, "whoami": whoami, "ask_person": ask_person}
+
+
+def _tools(spec: AgentSpec) -> list[BaseTool]:
+    """The spec's catalog tools; `call_service` is bound to the spec's base URL."""
+
+    @tool(CALL_SERVICE.name, description=CALL_SERVICE.description)
+    async def call_service_tool(key: str = CALL_SERVICE.default("key")) -> str:
+        return await call_service(spec.base_url, key)
+
+    bound: dict[str, BaseTool] = {"call_service": call_service_tool}
+    return [bound[name] if name in bound else CATALOG[name] for name in spec.tools]
 
 
 def _config(thread: str) -> dict[str, Any]:
@@ -316,9 +336,11 @@ class LangGraphImplementation:
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
             Capability.IN_FLIGHT_GUARD,
+            Capability.CALL_SERVICE,
         }
     )
     dialects = frozenset({Dialect.OPENAI_CHAT})
+    deliveries = frozenset(Delivery)
     notes = (
         f"the agent is langgraph.prebuilt.create_react_agent (langgraph-prebuilt "
         f"{metadata.version('langgraph-prebuilt')}) with ChatOpenAI (langchain-openai "
@@ -362,6 +384,7 @@ class LangGraphImplementation:
             base_url=spec.base_url,
             api_key=spec.api_key,  # type: ignore[arg-type]
             http_async_client=http,
+            streaming=spec.stream,  # ainvoke streams underneath and assembles the chunks
         )
         connection = aiosqlite.connect(self.database)
         with warnings.catch_warnings():
@@ -370,7 +393,7 @@ class LangGraphImplementation:
             warnings.simplefilter("ignore", DeprecationWarning)
             graph = create_react_agent(
                 model,
-                [CATALOG[name] for name in spec.tools],
+                _tools(spec),
                 prompt=spec.system or None,
                 checkpointer=AsyncSqliteSaver(connection),
                 context_schema=RunContext,

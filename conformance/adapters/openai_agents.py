@@ -129,16 +129,17 @@ from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
     RefusalKind,
     RunOutcome,
 )
-from conformance.catalog import ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
+from conformance.catalog import ASK_PERSON, CALL_SERVICE, ECHO, WHOAMI, ToolName, WhoamiReport
 from conformance.wire.ir import Dialect
 
-from ._kit import Refusal, openai_client, refusing, reporting_failures
+from ._kit import Refusal, call_service, openai_client, refusing, reporting_failures
 
 PACKAGE = "openai-agents"
 DEFAULT_NAME = "agent"
@@ -160,9 +161,10 @@ def _identity_of(ctx: RunContextWrapper[Any]) -> Any:
     return context.get("identity") if isinstance(context, dict) else None
 
 
-def _catalog(decisions: dict[str, str]) -> dict[ToolName, FunctionTool]:
+def _catalog(decisions: dict[str, str], base_url: str) -> dict[ToolName, FunctionTool]:
     """The suite's fixed tools as SDK function tools. `decisions` holds what a person
-    answered, by tool call id, for the approved `ask_person` call to return."""
+    answered, by tool call id, for the approved `ask_person` call to return;
+    `call_service` calls the fake at `base_url`."""
 
     def echo(ctx: ToolContext[Context], text: str = ECHO.default("text")) -> str:
         return text
@@ -177,6 +179,11 @@ def _catalog(decisions: dict[str, str]) -> dict[ToolName, FunctionTool]:
             raise RuntimeError(f"ask_person ran without a decision for {ctx.tool_call_id}")
         return decisions.pop(ctx.tool_call_id)
 
+    async def call_service_tool(
+        ctx: ToolContext[Context], key: str = CALL_SERVICE.default("key")
+    ) -> str:
+        return await call_service(base_url, key)
+
     return {
         "echo": function_tool(echo, name_override=ECHO.name, description_override=ECHO.description),
         "whoami": function_tool(
@@ -187,6 +194,11 @@ def _catalog(decisions: dict[str, str]) -> dict[ToolName, FunctionTool]:
             name_override=ASK_PERSON.name,
             description_override=ASK_PERSON.description,
             needs_approval=True,
+        ),
+        "call_service": function_tool(
+            call_service_tool,
+            name_override=CALL_SERVICE.name,
+            description_override=CALL_SERVICE.description,
         ),
     }
 
@@ -333,9 +345,11 @@ class OpenAIAgentsImplementation:
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
             Capability.IN_FLIGHT_GUARD,
+            Capability.CALL_SERVICE,
         }
     )
     dialects = frozenset({Dialect.OPENAI_RESPONSES})
+    deliveries = frozenset({Delivery.WHOLE})  # Runner.run asks for whole responses
     notes = (
         "follow_up is not declared: an Agent holds no conversation; continuing is "
         "Runner.run(agent, result.to_input_list() + [new message]), and a Session is a "
@@ -356,7 +370,7 @@ class OpenAIAgentsImplementation:
             )
         client = openai_client(spec)
         decisions: dict[str, str] = {}
-        catalog = _catalog(decisions)
+        catalog = _catalog(decisions, spec.base_url)
         agent: Agent[Context] = Agent(
             name=spec.id or DEFAULT_NAME,
             instructions=spec.system or None,

@@ -105,15 +105,16 @@ from ..adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     PendingReport,
     RefusalKind,
     RunOutcome,
 )
-from ..catalog import ASK_PERSON, ECHO, WHOAMI, ToolName, WhoamiReport
+from ..catalog import ASK_PERSON, CALL_SERVICE, ECHO, WHOAMI, ToolName, WhoamiReport
 from ..wire.ir import Dialect
-from ._kit import Refusal, openai_client, refusing, reporting_failures
+from ._kit import Refusal, call_service, openai_client, refusing, reporting_failures
 
 PACKAGE = "pydantic-ai-slim"
 PENDING_MARK = "unprocessed tool calls"
@@ -150,6 +151,20 @@ CATALOG: dict[ToolName, Tool[Any]] = {
     "whoami": Tool(_whoami, name=WHOAMI.name, description=WHOAMI.description, takes_ctx=True),
     "ask_person": Tool(_ask_person, name=ASK_PERSON.name, description=ASK_PERSON.description),
 }
+
+
+def _tools(spec: AgentSpec) -> list[Tool[Any]]:
+    """The spec's catalog tools; `call_service` is bound to the spec's base URL."""
+
+    async def _call_service(key: str = CALL_SERVICE.default("key")) -> str:
+        return await call_service(spec.base_url, key)
+
+    bound = {
+        "call_service": Tool(
+            _call_service, name=CALL_SERVICE.name, description=CALL_SERVICE.description
+        )
+    }
+    return [bound[name] if name in bound else CATALOG[name] for name in spec.tools]
 
 
 def _model(spec: AgentSpec, client: openai.AsyncOpenAI) -> Model:
@@ -291,9 +306,11 @@ class PydanticAIImplementation:
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
             Capability.IN_FLIGHT_GUARD,
+            Capability.CALL_SERVICE,
         }
     )
     dialects = frozenset({Dialect.OPENAI_RESPONSES, Dialect.OPENAI_CHAT})
+    deliveries = frozenset({Delivery.WHOLE})  # agent.run asks for whole responses
     notes = (
         "the in-flight laws pass with pydantic-ai's own setting "
         "max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0), which the adapter "
@@ -317,7 +334,7 @@ class PydanticAIImplementation:
             instructions=spec.system or None,
             deps_type=IdentitySpec | None,
             output_type=[str, DeferredToolRequests] if asks else str,
-            tools=[CATALOG[name] for name in spec.tools],
+            tools=_tools(spec),
             max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0),
         )
         return PydanticAIAgent(agent, client)

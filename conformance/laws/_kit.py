@@ -35,6 +35,8 @@ from ..wire import (
     Exchange,
     Fault,
     Hold,
+    MintedValues,
+    React,
     RequestIR,
     ScriptedProvider,
     StreamError,
@@ -52,6 +54,18 @@ from ..wire.script import Step
 BOOK = "Book me a table for two on Friday."
 THREE = "Make it three."
 SYSTEM = "You take restaurant bookings. Be brief."
+
+
+def long_turn(message: str, size: int = 600) -> str:
+    """`message` followed by order notes up to about `size` characters.
+
+    Window and compaction laws script long turns, so that a runtime which replaces what it
+    drops with a shorter notice (or budgets by size) still has a reason to drop them."""
+    notes: list[str] = []
+    while len(message) + sum(len(note) + 2 for note in notes) < size:
+        notes.append(f"note {len(notes) + 1}: a quiet table by the window, no nuts, the usual wine")
+    return f"{message} (Order notes. {'; '.join(notes)}.)"
+
 
 # --- premises and plain facts ----------------------------------------------------------
 
@@ -105,7 +119,9 @@ __all__ = [
     "IdentitySpec",
     "Implementation",
     "LawViolation",
+    "MintedValues",
     "PremiseNotMet",
+    "React",
     "RefusalKind",
     "Refused",
     "RequestIR",
@@ -117,6 +133,7 @@ __all__ = [
     "Text",
     "ToolCalls",
     "declares",
+    "long_turn",
     "parallel_calls",
     "premise",
     "reproducing",

@@ -8,7 +8,6 @@ continued request on the wire.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from ._kit import (
     Exchange,
     IdentitySpec,
     Implementation,
+    MintedValues,
     RefusalKind,
     Refused,
     RequestIR,
@@ -30,6 +30,8 @@ from ._kit import (
     Text,
     ToolCalls,
     declares,
+    long_turn,
+    premise,
     roundtrip,
     text,
     tool_call,
@@ -47,33 +49,22 @@ def tool_results(request: RequestIR) -> list[str]:
     return [m.text for m in request.messages if m.role == "tool"]
 
 
-# Values that are only the same up to naming: uuids and long hex run ids.
-_VOLATILE = re.compile(
-    r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}"
-    r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,}\b"
-    # the fake's own item ids, which a Responses client echoes back (fc_turnlaw_0001_0)
-    r"|\b(?:fc|msg|resp)_turnlaw_[0-9_]+\b"
-)
-
-
-def normalized_bodies(exchanges: Sequence[Exchange]) -> list[Any]:
-    """The raw request bodies with every tool-call id (the fake mints them from its sequence
-    number, so they differ between two otherwise equal conversations) and every uuid or hex
-    id numbered by first appearance within these exchanges."""
+def named_calls(exchanges: Sequence[Exchange]) -> list[Any]:
+    """The raw request bodies with every tool-call id the model was shown numbered by
+    first appearance: the fake mints them from its sequence number, so they differ
+    between two otherwise equal conversations, and numbering them keeps the check that a
+    call and its result still pair up. Everything else a runtime mints is learned from a
+    control pair (`MintedValues`), not guessed."""
     names: dict[str, str] = {}
     for exchange in exchanges:
         assert exchange.ir is not None, f"request #{exchange.seq} was not a model request"
         for message in exchange.ir.messages:
             for call in message.tool_calls:
                 names.setdefault(call.id, f"<call-{len(names) + 1}>")
-    volatile: dict[str, str] = {}
-
-    def rename(match: re.Match[str]) -> str:
-        return volatile.setdefault(match.group(0), f"<id-{len(volatile) + 1}>")
 
     def value(item: Any) -> Any:
         if isinstance(item, str):
-            return names.get(item) or _VOLATILE.sub(rename, item)
+            return names.get(item, item)
         if isinstance(item, dict):
             return {key: value(inner) for key, inner in item.items()}
         if isinstance(item, list):
@@ -81,6 +72,10 @@ def normalized_bodies(exchanges: Sequence[Exchange]) -> list[Any]:
         return item
 
     return [value(exchange.body) for exchange in exchanges]
+
+
+def shown_turns(exchanges: Sequence[Exchange]) -> list[list[list[str]]]:
+    return [[list(turn) for turn in e.ir.turns()] for e in exchanges if e.ir]
 
 
 def strings_in(data: Any) -> list[str]:
@@ -115,9 +110,12 @@ async def test_follow_up_shows_the_last_completed_run_and_its_answer(
     agent = await new_agent(system=SYSTEM)
     await agent.run("Where is my order?")
     await agent.run(BOOK)  # a new conversation: the last completed run is this one
+    # The last completed run as the model saw it: [BOOK] alone, unless run() carried the
+    # first one along (run.no-history's to judge, not this law's).
+    last_run = fake.wire.last.turns()
     outcome = await agent.follow_up(THREE)
     assert len(fake.wire.requests) == 3, "a follow-up is one more model request"
-    assert fake.wire.last.turns() == [("user", BOOK), ("assistant", BOOKED), ("user", THREE)], (
+    assert fake.wire.last.turns() == [*last_run, ("assistant", BOOKED), ("user", THREE)], (
         "follow_up did not show the model this agent's last completed run, ending with its "
         "answer, followed by the new message"
     )
@@ -128,10 +126,14 @@ async def test_follow_up_shows_the_last_completed_run_and_its_answer(
 async def test_follow_up_sends_what_continue_from_its_checkpoint_sends(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
-    # One conversation with tool calls on both turns, played twice: once through
-    # follow_up, once through run(continue_from=checkpoint()). If the runtime has identity,
-    # the first turn names one, so a follow-up that restores less than the checkpoint
-    # (history, tool turns, identity) shows up in whoami's result or the history.
+    # One conversation with tool calls on both turns, played three times on fresh agents:
+    # through run(continue_from=checkpoint()), through follow_up, and through
+    # run(continue_from=checkpoint()) again. The two plays of the same door are the
+    # control pair: what differs between them the runtime mints per agent or per run (an
+    # id, a clock), and is masked when follow_up is compared with the first. follow_up
+    # plays in the middle, so a clock the controls agree on holds for it too. If the
+    # runtime has identity, the first turn names one, so a follow-up that restores less
+    # than the checkpoint (history, tool turns, identity) shows up in whoami's result.
     identity = WHO if declares(implementation, Capability.IDENTITY) else None
     half: list[Text | ToolCalls] = [
         tool_call("whoami"),
@@ -139,29 +141,42 @@ async def test_follow_up_sends_what_continue_from_its_checkpoint_sends(
         tool_call("whoami"),
         text(UPDATED),
     ]
-    fake.script([*half, *half])
+    fake.script([*half, *half, *half])
+
+    async def by_checkpoint() -> str | None:
+        agent = await new_agent(system=SYSTEM, tools=("whoami",))
+        await agent.run(BOOK, identity=identity)
+        return (await agent.run(THREE, continue_from=await agent.checkpoint())).answer
+
+    continued = await by_checkpoint()
     by_follow_up = await new_agent(system=SYSTEM, tools=("whoami",))
     await by_follow_up.run(BOOK, identity=identity)
     followed = await by_follow_up.follow_up(THREE)
-    by_checkpoint = await new_agent(system=SYSTEM, tools=("whoami",))
-    await by_checkpoint.run(BOOK, identity=identity)
-    continued = await by_checkpoint.run(THREE, continue_from=await by_checkpoint.checkpoint())
+    again = await by_checkpoint()
 
     exchanges = fake.wire.exchanges
-    assert len(exchanges) == 8, f"expected 4 model requests per door, got {len(exchanges)}"
-    first, second = exchanges[:4], exchanges[4:]
-    assert first[2].ir is not None and first[2].ir.user_texts() == [BOOK, THREE], (
-        "follow_up did not continue the conversation at all"
+    assert len(exchanges) == 12, f"expected 4 model requests per play, got {len(exchanges)}"
+    control, door, repeat = exchanges[:4], exchanges[4:8], exchanges[8:]
+    users = door[2].ir.user_texts() if door[2].ir is not None else []
+    premise(  # continuing at all is the follow-up law's; this one compares two doors
+        "follow-up.shows-last-answer",
+        any(BOOK in said for said in users) and bool(users) and THREE in users[-1],
+        "follow_up did not continue the conversation at all",
     )
-    assert [e.ir.turns() for e in first if e.ir] == [e.ir.turns() for e in second if e.ir], (
+    turns = MintedValues.learn(shown_turns(control), shown_turns(repeat))
+    differs = turns.difference(shown_turns(door), shown_turns(control))
+    assert differs is None, (
         "follow_up showed the model other turns than run(continue_from=checkpoint()) did: "
-        "it is not the same restoration path"
+        f"it is not the same restoration path (first difference {differs})"
     )
-    assert normalized_bodies(first) == normalized_bodies(second), (
-        "follow_up sent other requests than run(continue_from=checkpoint()) (ids aside): "
-        "the convenience drifted from the mechanism"
+    minted = MintedValues.learn(named_calls(control), named_calls(repeat))
+    differs = minted.difference(named_calls(door), named_calls(control))
+    assert differs is None, (
+        "follow_up sent other requests than run(continue_from=checkpoint()) (values the "
+        f"runtime mints per agent aside, {minted.describe()}): the convenience drifted "
+        f"from the mechanism (first difference at request {differs})"
     )
-    assert followed.answer == continued.answer == UPDATED
+    assert followed.answer == continued == again == UPDATED
 
 
 @pytest.mark.law("follow-up.refuses-before-first-run")
@@ -253,16 +268,18 @@ async def test_a_window_bounds_what_is_shown_not_what_is_stored(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
     windowed = declares(implementation, Capability.WINDOW)
-    messages = [f"Turn {n}: {BOOK}" for n in range(1, 7)]
+    messages = [long_turn(f"Turn {n}: {BOOK}") for n in range(1, 7)]
     answers = [f"Answer {n}." for n in range(1, 7)]
     fake.script([text(answer) for answer in answers])
     agent = await new_agent(system=SYSTEM, window=2 if windowed else None)
     await agent.run(messages[0])
     for message in messages[1:5]:
         await agent.run(message, continue_from=await agent.checkpoint())
-    if windowed:  # the premise: the model was shown a bounded window
-        assert fake.wire.last.user_texts() == messages[3:5], (
-            "with window=2 the fifth turn did not show just the last two user turns"
+    if windowed:  # bounding what is shown is the window law's; this one rests on it
+        premise(
+            "window.bounds-what-is-shown",
+            fake.wire.last.user_texts() == messages[3:5],
+            "with window=2 the fifth turn did not show just the last two user turns",
         )
     stored = roundtrip(await agent.checkpoint())
     unbounded = await new_agent(system=SYSTEM)
@@ -282,8 +299,10 @@ async def test_a_continued_conversation_runs_under_its_identity(
     recorder = await new_agent(system=SYSTEM, tools=("whoami",))
     await recorder.run(BOOK, identity=WHO)
     named = WHO.model_dump(exclude_none=True)
-    assert json.loads(tool_results(fake.wire.last)[-1])["identity"] == named, (
-        "the identity passed to run() did not reach the tool (premise of this law)"
+    premise(
+        "identity.reaches-tools",
+        json.loads(tool_results(fake.wire.last)[-1])["identity"] == named,
+        "the identity passed to run() did not reach the tool",
     )
     stored = roundtrip(await recorder.checkpoint())
     other = await new_agent(system=SYSTEM, tools=("whoami",))

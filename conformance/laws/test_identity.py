@@ -30,6 +30,7 @@ from ._kit import (
     LawViolation,
     RequestIR,
     ScriptedProvider,
+    premise,
     text,
     tool_call,
 )
@@ -97,6 +98,7 @@ LADDER, SYNTHESIZED, REACHES_TOOLS = (
     "identity.synthesized-not-published",
     "identity.reaches-tools",
 )
+CONTINUES = "continue-from.any-conversation"
 
 
 # The three laws as literals too: docs/laws.md reads markers from source.
@@ -125,10 +127,16 @@ async def test_the_ladder_decides_the_identity_and_tools_see_only_named_ones(
     outcome = await agent.run(
         THREE, continue_from=conversation, identity=explicit, session_id=session
     )
-    assert outcome.answer == DONE, f"the continued turn answered {outcome.answer!r}"
+    # The set-up: a recorded conversation continued on another agent, to its answer. That
+    # is continue-from.any-conversation's statement; its own tests judge it.
+    premise(
+        CONTINUES,
+        outcome.answer == DONE and len(fake.wire.requests) == 3,
+        f"the continued turn answered {outcome.answer!r} after {len(fake.wire.requests)} "
+        "model requests (record one turn, then a whoami call and its answer)",
+    )
 
     source = expected_source(explicit, carried, session)
-    assert len(fake.wire.requests) == 3, "record one turn, then a whoami call and its answer"
 
     # Which rung the runtime chose first (the ladder), then what its tool was told: each
     # check fails as the one law it judges (LawViolation), so a runtime that publishes a
@@ -228,6 +236,13 @@ async def test_tools_are_told_no_identity_when_nobody_named_one(
     )
     if sessions:
         await agent.run(THREE, session_id=SESSION)
+        # A second run shows only its own turn, so its whoami call is the only one: that is
+        # run.no-history's statement, and its own tests judge it.
+        premise(
+            "run.no-history",
+            fake.wire.last.user_texts() == [THREE],
+            f"the second run showed the model {fake.wire.last.user_texts()}, not only its own",
+        )
         shown = only_whoami(fake.wire.last)
         assert shown["identity"] is None, (
             f"a run in session {SESSION!r} with no identity told its tool "

@@ -15,15 +15,18 @@ import pytest
 
 from ._kit import (
     BOOK,
+    NOT_APPLICABLE_PREFIX,
     SYSTEM,
     THREE,
     AgentFactory,
     CompactionSpec,
     IdentitySpec,
+    Implementation,
     RequestIR,
     ScriptedProvider,
     Text,
     ToolCalls,
+    long_turn,
     text,
     tool_call,
 )
@@ -139,11 +142,11 @@ async def test_a_session_recalls_its_earlier_turns_without_an_identity(
 
 WINDOW_TURNS: list[tuple[str, str | None, str]] = [
     # (user message, what the model echoes first or None, the answer)
-    (BOOK, None, "Booked."),
-    (THREE, None, "Three it is."),
-    ("Make it Saturday.", "Saturday", "Moved to Saturday."),
-    ("Add a high chair.", "high chair", "High chair added."),
-    ("What time is it?", "7pm", "At 7pm."),
+    (long_turn(BOOK), None, "Booked."),
+    (long_turn(THREE), None, "Three it is."),
+    (long_turn("Make it Saturday."), "Saturday", "Moved to Saturday."),
+    (long_turn("Add a high chair."), "high chair", "High chair added."),
+    (long_turn("What time is it?"), "7pm", "At 7pm."),
 ]
 
 
@@ -184,8 +187,20 @@ async def test_a_window_shows_only_the_last_turns_and_keeps_calls_with_results(
 
 
 SUMMARY = "The user booked a table for three on Friday."
-COMPACTED = [BOOK, THREE, "Make it Saturday.", "What time was it?"]
+COMPACTED = [
+    long_turn(BOOK),
+    long_turn(THREE),
+    long_turn("Make it Saturday.", 4000),  # this turn alone trips a size trigger
+    "What time was it?",
+]
 ANSWERS = ["Booked.", "Three it is.", "Moved to Saturday.", "At seven."]
+TRIGGERS = {
+    # Both fold when the third message arrives, not the second. In characters: about 1,340
+    # before the third message, 5,340 with it, so a token budget of a quarter of 2,700
+    # trips on the same turn with a tokenizer off by up to 1.9 times either way.
+    "turns": CompactionSpec(trigger_turns=2, keep_recent_turns=1),
+    "chars": CompactionSpec(trigger_chars=2700, keep_recent_turns=1),
+}
 
 
 def is_summary_call(request: RequestIR) -> bool:
@@ -195,24 +210,33 @@ def is_summary_call(request: RequestIR) -> bool:
 
 
 @pytest.mark.law("compaction.folded-travels")
+@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
 async def test_a_folded_span_travels_with_the_checkpoint(
-    fake: ScriptedProvider, new_agent: AgentFactory
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation, trigger: str
 ) -> None:
+    honoured = tuple(getattr(implementation, "compaction_triggers", None) or ("turns",))
+    if trigger not in honoured:
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX}compaction triggered by {trigger}: the implementation "
+            f"honours {', '.join(honoured)} (`compaction_triggers`)"
+        )
     fake.script([text(a) for a in ANSWERS], name="turns", when=lambda r: not is_summary_call(r))
     fake.script([text(SUMMARY)], name="summary", when=is_summary_call)
-    spec = CompactionSpec(trigger_turns=2, keep_recent_turns=1)
-    agent = await new_agent(system=SYSTEM, compaction=spec)
+    agent = await new_agent(system=SYSTEM, compaction=TRIGGERS[trigger])
     await agent.run(COMPACTED[0])
     for message in COMPACTED[1:3]:
         await agent.follow_up(message)
     requests = fake.wire.requests
     folds = [i for i, request in enumerate(requests) if is_summary_call(request)]
-    assert folds, "compaction never asked the model for a summary: the fold was not model-written"
+    assert folds, (
+        f"compaction (trigger {trigger}) never asked the model for a summary: the fold was "
+        "not model-written, or the trigger was not honoured"
+    )
     fold = folds[0]
     assert shown_anywhere(requests[fold], BOOK), "the summary call did not show the folded turns"
     after = requests[fold + 1]
     assert shown_anywhere(after, SUMMARY), "the request after the fold did not show the summary"
-    assert BOOK not in after.user_texts() and "Booked." not in after.assistant_texts(), (
+    assert COMPACTED[0] not in after.user_texts() and "Booked." not in after.assistant_texts(), (
         "the request after the fold still showed the folded turns verbatim"
     )
     checkpoint = await agent.checkpoint()
@@ -227,7 +251,8 @@ async def test_a_folded_span_travels_with_the_checkpoint(
         "folded span did not travel with the checkpoint"
     )
     verbatim = [t for t in moved.user_texts() if SUMMARY not in t]
-    assert verbatim[-2:] == COMPACTED[2:] and BOOK not in verbatim and THREE not in verbatim, (
-        f"continued elsewhere, the compacted conversation showed the user turns {verbatim}: "
-        "the folded turns came back, or the kept ones were lost"
+    kept = verbatim[-2:] == COMPACTED[2:]
+    assert kept and COMPACTED[0] not in verbatim and COMPACTED[1] not in verbatim, (
+        f"continued elsewhere, the compacted conversation showed the user turns "
+        f"{[t[:40] for t in verbatim]}: the folded turns came back, or the kept ones were lost"
     )

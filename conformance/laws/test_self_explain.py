@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -24,9 +25,12 @@ from ._kit import (
     Capability,
     Hold,
     Implementation,
+    React,
     RequestIR,
     ScriptedProvider,
     Step,
+    ToolCalls,
+    premise,
     text,
     tool_call,
 )
@@ -51,7 +55,11 @@ async def test_an_agent_without_self_explain_never_can_explain(
         "can_explain() is true before any run, without self-explain"
     )
     outcome = await agent.run(BOOK)
-    assert outcome.answer == "Booked." and len(fake.wire.requests) == 1, "the run did not complete"
+    premise(
+        "smoke.one-turn",
+        outcome.answer == "Booked." and len(fake.wire.requests) == 1,
+        "the run did not complete",
+    )
     assert not await agent.can_explain(), (
         "can_explain() is true for an agent that was not built with self-explain, after a "
         "completed run: there is no trace to explain from"
@@ -77,7 +85,7 @@ async def test_nothing_to_explain_until_a_run_completes(
         "can_explain() was true while the only run was in flight: evidence binds at the end "
         "of a run, never to the one in flight"
     )
-    assert outcome.answer == "Booked.", "the held run did not complete"
+    premise("smoke.one-turn", outcome.answer == "Booked.", "the held run did not complete")
     assert await agent.can_explain(), "can_explain() is false after a completed run"
 
 
@@ -90,12 +98,20 @@ async def test_a_paused_run_is_not_a_completed_turn(
     fake.script([tool_call("ask_person", {"question": QUESTION}), text("Refunded.")])
     agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
     paused = await agent.run("Refund order 7, please.")
-    assert paused.paused is not None and len(fake.wire.requests) == 1, "the run did not pause"
+    premise(
+        "pending.resume-continues",
+        paused.paused is not None and len(fake.wire.requests) == 1,
+        "the run did not pause",
+    )
     assert not await agent.can_explain(), (
         "can_explain() was true while the only run was paused: a paused run has not completed"
     )
     done = await agent.resume(paused.checkpoint, "approved")
-    assert done.answer == "Refunded." and len(fake.wire.requests) == 2, "resume did not complete"
+    premise(
+        "pending.resume-continues",
+        done.answer == "Refunded." and len(fake.wire.requests) == 2,
+        "resume did not complete",
+    )
     assert await agent.can_explain(), "can_explain() is false once the resumed run completed"
 
 
@@ -109,6 +125,56 @@ def trace_tool_of(implementation: Implementation) -> str:
             "reply) to the name of the tool its model calls to read the trace"
         )
     return name
+
+
+def trace_activation_of(implementation: Implementation) -> str | None:
+    """The tool the model calls first, in each run, before the runtime offers its trace
+    tool (`trace_activation`); None when the trace tool is offered from the start."""
+    name = getattr(implementation, "trace_activation", None)
+    return name if isinstance(name, str) and name else None
+
+
+def value_for(schema: Any) -> Any:
+    """A value a JSON Schema accepts, for a call the scripted model makes: a const, the
+    first enum member, the default, or the least value of the type."""
+    if not isinstance(schema, dict):
+        return None
+    for key in ("const", "default"):
+        if key in schema:
+            return schema[key]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key):
+            return value_for(schema[key][0])
+    kind = schema.get("type", "object")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "string":
+        return "why".ljust(int(schema.get("minLength", 0)), ".")
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1 if "exclusiveMinimum" in schema else 0)
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return [value_for(schema.get("items", {})) for _ in range(int(schema.get("minItems", 0)))]
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {name: value_for(properties.get(name, {})) for name in schema.get("required", [])}
+    return None
+
+
+def calling(tool: str) -> React:
+    """A model step that calls `tool` with arguments matching the schema the request
+    offered it with (`{}` when it takes none, or when it was not offered at all, which
+    the law then reports)."""
+
+    def call(request: RequestIR) -> ToolCalls:
+        offered = next((t for t in request.tools if t.name == tool), None)
+        arguments = value_for(offered.parameters) if offered is not None else {}
+        return tool_call(tool, arguments if isinstance(arguments, dict) else {})
+
+    return React(fn=call, label=f"call {tool}")
 
 
 def is_only_the_phrase(result: str) -> bool:
@@ -144,10 +210,13 @@ async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
     the flag itself is self-explain.not-before-a-completed-turn's.
     """
     tool = trace_tool_of(implementation)
+    activation = trace_activation_of(implementation)
     model = f"turnlaw-trace-{next(_models)}"  # this example's agent and script only
     steps: list[Step] = []
     for index, calls in enumerate(plan):
-        steps += [tool_call(tool) for _ in range(calls)]
+        # the activation call first, then the trace calls, each matching the offered schema
+        steps += [calling(activation)] if activation and calls else []
+        steps += [calling(tool) for _ in range(calls)]
         steps.append(text(f"Answer {index}."))
     fake.script(steps, model=model, name=f"trace tool, plan {plan}")
     agent = await new_agent(model=model, system=SYSTEM, self_explain=True)
@@ -157,14 +226,24 @@ async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
         can_explain = await agent.can_explain()
         sent_before = len(fake.wire)
         outcome = await agent.run(f"Why did you do that? ({index})")
-        assert outcome.answer == f"Answer {index}.", f"run {index} answered {outcome.answer!r}"
-        assert len(fake.wire) == sent_before + calls + 1, (
-            f"run {index} should make {calls + 1} model calls ({calls} trace tool calls)"
+        premise(
+            "smoke.one-turn",
+            outcome.answer == f"Answer {index}.",
+            f"run {index} answered {outcome.answer!r}",
         )
+        activating = 1 if activation and calls else 0
+        assert len(fake.wire) == sent_before + activating + calls + 1, (
+            f"run {index} should make {activating + calls + 1} model calls ({calls} trace "
+            f"tool calls{f', after one to {activation}' if activating else ''})"
+        )
+        # the request the first trace call answered (with activation: the one after it);
+        # a run that never activated need not offer the trace tool at all
         offered = [t.name for t in fake.wire.requests[-(calls + 1)].tools]
-        assert tool in offered, (
-            f"run {index}: an agent built with self-explain did not offer the model its trace "
-            f"tool {tool!r} (offered: {offered})"
+        expected = tool if calls or not activation else activation
+        assert expected in offered, (
+            f"run {index}: an agent built with self-explain did not offer the model its "
+            f"{'trace' if expected == tool else 'activation'} tool {expected!r} "
+            f"(offered: {offered})"
         )
         # this run's own calls only: a runtime that wrongly carries an earlier run's calls
         # is run.no-history's to catch, not this law's

@@ -83,13 +83,14 @@ class Cast:
     examples would carry one example's conversation into the next, and a runtime whose
     agents keep history (a law of its own, `run.no-history`) would then FAIL this law for
     another law's reason. Recorders and continuers are separate instances, so a
-    continuer never holds the conversation it is handed."""
+    continuer never holds the conversation it is handed. Each example's agents get a
+    model of their own, so its script answers them whatever a leaky runtime shows."""
 
     def __init__(self, new_agent: AgentFactory) -> None:
         self._new_agent = new_agent
 
-    async def agent(self, agent_id: AgentId) -> AgentUnderTest:
-        return await self._new_agent(id=agent_id)
+    async def agent(self, agent_id: AgentId, model: str) -> AgentUnderTest:
+        return await self._new_agent(id=agent_id, model=model)
 
 
 @pytest.fixture
@@ -140,21 +141,26 @@ async def check_pair(fake: ScriptedProvider, cast: Cast, pair: tuple[AgentId, Ag
     """Record a turn with one id, continue it with the other: refused exactly when due."""
     recorder_id, continuer_id = pair
     refused = is_refused(recorder_id, continuer_id)
-    # A first message of its own keeps this example's script apart from the others'. When
-    # a refusal is due, the second answer is there only so that a runtime which continues
-    # anyway fails on the refusal assertion rather than on an exhausted script.
-    opening = f"{BOOK} Reference {next(_counter)}."
+    # A model and a first message of its own keep this example's script apart from the
+    # others'. When a refusal is due, the second answer is there only so that a runtime
+    # which continues anyway fails on the refusal assertion rather than on an exhausted
+    # script.
+    opening, model = f"{BOOK} Reference {next(_counter)}.", fresh_model()
     fake.script(
         [text(FIRST_ANSWER), text(SECOND_ANSWER)],
         name=f"pair {recorder_id!r} -> {continuer_id!r}",
-        when=lambda request: request.user_texts()[:1] == [opening],
+        model=model,
         allow_unused=refused,
     )
 
-    recorder = await cast.agent(recorder_id)
+    recorder = await cast.agent(recorder_id, model)
     await recorder.run(opening)
+    # What the recorded conversation is, as the model saw it: only the opening, unless the
+    # runtime carried something into a fresh agent's run (`run.no-history`'s to judge);
+    # either way it is what a continuation must show, so this law is judged apart.
+    recorded = fake.wire.last.turns()
     conversation = await recorder.checkpoint()
-    continuer = await cast.agent(continuer_id)
+    continuer = await cast.agent(continuer_id, model)
     sent_before = len(fake.wire)
 
     if refused:
@@ -180,11 +186,7 @@ async def check_pair(fake: ScriptedProvider, cast: Cast, pair: tuple[AgentId, Ag
         ) from refusal
     request = fake.wire.last
     assert len(fake.wire) == sent_before + 1, "the continued turn should make one model call"
-    assert request.turns() == [
-        ("user", opening),
-        ("assistant", FIRST_ANSWER),
-        ("user", THREE),
-    ], (
+    assert request.turns() == [*recorded, ("assistant", FIRST_ANSWER), ("user", THREE)], (
         f"agent {continuer_id!r} continued agent {recorder_id!r}'s conversation but the model "
         "was not shown the recorded history followed by the new message"
     )
@@ -198,6 +200,7 @@ async def test_agents_that_never_chose_an_id_continue_each_others_conversations(
     fake.script([text(FIRST_ANSWER), text(SECOND_ANSWER)])
     recorder = await new_agent()
     await recorder.run(BOOK)
+    recorded = fake.wire.last.turns()  # [BOOK], unless run() carried more (run.no-history)
     conversation = await recorder.checkpoint()
     continuer = await new_agent()
     try:
@@ -207,11 +210,9 @@ async def test_agents_that_never_chose_an_id_continue_each_others_conversations(
             f"two agents that never chose an id refused each other's conversation "
             f"({refusal.kind.value}): callers who never pass an id are never refused"
         ) from refusal
-    assert fake.wire.last.turns() == [
-        ("user", BOOK),
-        ("assistant", FIRST_ANSWER),
-        ("user", THREE),
-    ], "the continued conversation was not shown as its recorded history plus the new message"
+    assert fake.wire.last.turns() == [*recorded, ("assistant", FIRST_ANSWER), ("user", THREE)], (
+        "the continued conversation was not shown as its recorded history plus the new message"
+    )
 
 
 @pytest.mark.law("mismatch.changed-agent-continues")
@@ -249,8 +250,7 @@ async def test_the_same_agent_continues_after_prompt_tools_and_model_changed(
     assert "echo" in {t.name for t in request.tools}, (
         "the continued turn did not offer the tool the new deploy added"
     )
-    assert request.turns() == [
-        ("user", BOOK),
-        ("assistant", FIRST_ANSWER),
-        ("user", THREE),
-    ], "the changed agent did not show yesterday's conversation followed by the new message"
+    # yesterday's conversation is what its run showed ([BOOK], unless run() carried more)
+    assert request.turns() == [*first.turns(), ("assistant", FIRST_ANSWER), ("user", THREE)], (
+        "the changed agent did not show yesterday's conversation followed by the new message"
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..adapter import Implementation
+from ..adapter import Delivery, Implementation
 from ..wire.ir import Dialect
 from .collect import Collector
 from .redacting import ArtifactSweep
@@ -19,6 +19,7 @@ COLLECTOR = pytest.StashKey[Collector]()
 IMPLEMENTATION = pytest.StashKey[Implementation]()
 """The implementation as loaded, before the guard wraps it."""
 DIALECTS = pytest.StashKey[list[Dialect]]()
+DELIVERIES = pytest.StashKey[list[Delivery]]()
 PROFILE_BEFORE = pytest.StashKey[str]()
 SWEEP = pytest.StashKey[ArtifactSweep]()
 
@@ -31,3 +32,8 @@ def law_ids(item: pytest.Item) -> list[str]:
 def dialects_for(config: pytest.Config) -> list[Dialect]:
     """The dialects every law runs in, as the plugin chose them at configure."""
     return config.stash[DIALECTS]
+
+
+def deliveries_for(config: pytest.Config) -> list[Delivery]:
+    """The deliveries every law is parametrized over, as the plugin chose them."""
+    return config.stash[DELIVERIES]

@@ -26,8 +26,9 @@ from ..errors import AdapterTimeout
 from ..lawdoc import LAWS_DOC, law_lines, law_location
 from ..registry import Level, load_laws
 from .capability_words import not_applicable_in_words
+from .consequences import consequence_note, root_causes
 from .expectations import Expectation, ExpectationsError, load_expectations
-from .outcomes import Outcome, TestRecord, blamed_law, classify
+from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
 from .report_text import failure_message, markdown_cell
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
 from .verdict import law_outcomes, manifest_problems, red_reasons
@@ -53,6 +54,8 @@ class Judgment:
     outcome: Outcome
     laws: tuple[str, ...]
     expected: bool
+    premise: str | None = None
+    """The law a failed premise named: its manifest entry is what made an ERROR expected."""
 
 
 class Collector:
@@ -67,10 +70,12 @@ class Collector:
         expectations: Path | None,
         seed: str,
         dialects: Sequence[str] = (),
+        deliveries: Sequence[str] = (),
         scrub: Callable[[str], str] | None = None,
     ) -> None:
         self.implementation = implementation
         self.dialects = [str(d) for d in dialects]
+        self.deliveries = [str(d) for d in deliveries]
         self.scrub: Callable[[str], str] = scrub or _unchanged
         """Applied to every string the collector keeps or writes (the session's Redactor)."""
         try:
@@ -102,6 +107,7 @@ class Collector:
                     implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
                     capabilities=sorted(str(c) for c in implementation.capabilities),
                     dialects=self.dialects,
+                    deliveries=self.deliveries,
                     expectations=self.expected,
                     seed=seed,
                     started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -140,6 +146,13 @@ class Collector:
         blamed = blamed_law(excinfo.value, laws) if excinfo is not None else None
         if outcome is Outcome.FAIL and blamed is not None:
             laws = [blamed]  # the failure named its law: only that one is charged
+        premise = unmet_premise(excinfo.value) if excinfo is not None else None
+        if outcome is not Outcome.ERROR:
+            premise = None  # the wire broke too: that is a judgment, and it wins
+        # A premise that failed as the manifest expects its law to: the known failure,
+        # seen from another test. Expected, so one known bug keeps CI green; a premise law
+        # that then passes its own tests is an XPASS, so the run cannot hide it.
+        premise_expected = premise is not None and self._expects_failure(premise, Outcome.FAIL)
         longrepr = _reason(report.longrepr)
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
@@ -149,9 +162,14 @@ class Collector:
             record = TestRecord(
                 law=law_id,
                 test=nodeid,
-                outcome=Outcome.XFAIL if self._expects_failure(law_id, outcome) else outcome,
+                outcome=(
+                    Outcome.XFAIL
+                    if premise_expected or self._expects_failure(law_id, outcome)
+                    else outcome
+                ),
                 duration=report.duration,
                 detail=detail,
+                premise=premise,
             )
             self.by_law[law_id].append(record)
             if message:
@@ -159,8 +177,10 @@ class Collector:
             self.records += 1
             self._write(record)
         self.reported.add(nodeid)
-        expected = outcome is Outcome.FAIL and all(self._expects_failure(i, outcome) for i in laws)
-        return Judgment(outcome, tuple(laws), expected)
+        expected = premise_expected or (
+            outcome is Outcome.FAIL and all(self._expects_failure(i, outcome) for i in laws)
+        )
+        return Judgment(outcome, tuple(laws), expected, premise)
 
     def _expects_failure(self, law_id: str, outcome: Outcome) -> bool:
         """Only a FAIL is ever expected: an ERROR or TIMEOUT is not a state of the runtime."""
@@ -191,6 +211,11 @@ class Collector:
         """Why the run is red, from the per-law verdicts; empty: green."""
         return red_reasons(self.per_law(), self.problems(), self.unjudged(), self.not_run())
 
+    def root_causes(self) -> dict[str, list[str]]:
+        """law id -> the laws it rests on that failed too (see consequences.py)."""
+        records = (record for records in self.by_law.values() for record in records)
+        return root_causes(self.per_law(), records)
+
     def totals(self) -> dict[Outcome, int]:
         counts = dict.fromkeys(Outcome, 0)
         for outcome in self.per_law().values():
@@ -203,14 +228,17 @@ class Collector:
         where = law_lines()
         lines = ["", f"turnlaw conformance: {self.implementation.name}"]
         lines.append(f"  dialects: {', '.join(self.dialects) or 'none'}")
+        lines.append(f"  deliveries: {', '.join(self.deliveries) or 'none'}")
         lines.append(f"  each law is explained at its line of {LAWS_DOC} (turnlaw {__version__})")
         lines.append("")
         width = max((len(i) for i in outcomes), default=0)
+        causes = self.root_causes()
         for law_id, entry in laws.items():
             if law_id in outcomes:
+                note = consequence_note(causes.get(law_id, []))
                 lines.append(
                     f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id:<{width}}  "
-                    f"{law_location(law_id, where)}"
+                    f"{law_location(law_id, where)}" + (f"  ({note})" if note else "")
                 )
         lines.append("")
         lines.append(f"  {self.score()}")
@@ -272,12 +300,16 @@ class Collector:
             "| law | level | outcome | detail |",
             "|---|---|---|---|",
         ]
+        causes = self.root_causes()
         for law_id, entry in laws.items():
             if law_id not in outcomes:
                 continue
+            cell = self._cell(law_id, outcomes[law_id])
+            note = consequence_note(causes.get(law_id, []))
+            cell = f"{note}: {cell}" if note and cell else note or cell
             rows.append(
                 f"| `{law_id}` | {entry.level.value} | {outcomes[law_id].value} | "
-                f"{markdown_cell(self._cell(law_id, outcomes[law_id]))} |"
+                f"{markdown_cell(cell)} |"
             )
         reasons = self.red_reasons()
         rows += ["", f"**Verdict: {'red' if reasons else 'green'}**", ""]
@@ -287,9 +319,12 @@ class Collector:
     def _cell(self, law_id: str, outcome: Outcome) -> str:
         """What a report's row says about a law: the manifest's reason for a known
         failure, the capability missing in words for N/A, a failure's message whole."""
+        shown = next((r for r in self.by_law[law_id] if r.outcome is outcome), None)
+        if shown is not None and shown.premise is not None and outcome is Outcome.XFAIL:
+            entry = self.expected[shown.premise]
+            return f"premise not met: {shown.premise}, a known failure: {entry.reason}"
         if law_id in self.expected and self.expected[law_id].reason:
             return self.expected[law_id].reason
-        shown = next((r for r in self.by_law[law_id] if r.outcome is outcome), None)
         if shown is None:
             return ""
         if outcome is Outcome.NOT_APPLICABLE:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from ..adapter import AgentSpec, AgentUnderTest, Implementation
+from ..adapter import AgentSpec, AgentUnderTest, Delivery, Implementation
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from ._run_state import IMPLEMENTATION, SWEEP
@@ -26,7 +26,7 @@ redactor learns this one first, so it never reaches an artifact."""
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
 """`new_agent`: `await new_agent(id=..., tools=(...), ...)` builds an agent from
-AgentSpec fields, against this test's fake, in this test's dialect."""
+AgentSpec fields, against this test's fake, in this test's dialect and delivery."""
 
 
 @pytest.fixture(scope="session")
@@ -55,14 +55,20 @@ def fake(
 
 @pytest_asyncio.fixture
 async def new_agent(
-    implementation: Implementation, fake: ScriptedProvider, dialect: Dialect
+    implementation: Implementation, fake: ScriptedProvider, dialect: Dialect, delivery: Delivery
 ) -> AsyncIterator[AgentFactory]:
     """`await new_agent(id=..., tools=(...), ...)` -> an agent against the fake."""
     made: list[AgentUnderTest] = []
 
     async def make(**spec: Any) -> AgentUnderTest:
         agent = await implementation.create_agent(
-            AgentSpec(base_url=fake.base_url or "", api_key=FAKE_KEY, dialect=dialect, **spec)
+            AgentSpec(
+                base_url=fake.base_url or "",
+                api_key=FAKE_KEY,
+                dialect=dialect,
+                stream=delivery is Delivery.STREAM,
+                **spec,
+            )
         )
         made.append(agent)
         return agent

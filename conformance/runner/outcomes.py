@@ -65,6 +65,11 @@ class PremiseNotMet(Exception):
         self.message = message
 
 
+def unmet_premise(error: BaseException | None) -> str | None:
+    """The law a PremiseNotMet names, if the error is one."""
+    return error.law if isinstance(error, PremiseNotMet) else None
+
+
 def blamed_law(error: BaseException | None, laws: list[str]) -> str | None:
     """The law a LawViolation names, if it is one of the test's laws."""
     law = getattr(error, "law", None) if isinstance(error, LawViolation) else None
@@ -82,6 +87,8 @@ class TestRecord(BaseModel):
     outcome: Outcome
     duration: float = Field(ge=0, allow_inf_nan=False)
     detail: str = ""
+    premise: str | None = None
+    """The law a failed premise named (PremiseNotMet): the test never judged its own."""
 
 
 _PYTEST_TIMEOUT = re.compile(r"^E\s+Failed: Timeout \(?>[0-9.]+s", re.MULTILINE)

@@ -24,15 +24,18 @@ from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from ._run_state import (
     COLLECTOR,
+    DELIVERIES,
     DIALECTS,
     IMPLEMENTATION,
     PROFILE_BEFORE,
     SWEEP,
+    deliveries_for,
     dialects_for,
     law_ids,
 )
 from .capability_words import needs_sentence
 from .collect import Collector, Judgment
+from .deliveries import asked_deliveries, deliveries_to_run, not_offered
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
 from .profiles import register_profiles
 from .redacting import ArtifactSweep, ReportScrubber, learn_environment
@@ -67,6 +70,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--dialects", default="all", help="comma-separated dialects to run (default: all it has)"
+    )
+    group.addoption(
+        "--deliveries",
+        default="all",
+        help="comma-separated deliveries to run, stream and/or whole (default: all it offers)",
     )
     group.addoption("--results", type=Path, help="write the results JSONL here")
     group.addoption("--report-md", type=Path, help="write the per-law Markdown matrix here")
@@ -156,6 +164,9 @@ def pytest_configure(config: pytest.Config) -> None:
     implementation = load_implementation(config.getoption("--impl"), config)
     config.stash[IMPLEMENTATION] = implementation
     config.stash[DIALECTS] = dialects_to_run(implementation, wanted)
+    config.stash[DELIVERIES] = deliveries_to_run(
+        implementation, asked_deliveries(config.getoption("--deliveries"))
+    )
     config.stash[COLLECTOR] = Collector(
         implementation,
         results=config.getoption("--results"),
@@ -163,6 +174,7 @@ def pytest_configure(config: pytest.Config) -> None:
         expectations=config.getoption("--expectations"),
         seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
         dialects=[str(d) for d in config.stash[DIALECTS]],
+        deliveries=[str(d) for d in config.stash[DELIVERIES]],
         scrub=redactor.scrub_text,
     )
 
@@ -213,6 +225,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "dialect" in metafunc.fixturenames:
         dialects = dialects_for(metafunc.config)
         metafunc.parametrize("dialect", dialects, ids=[d.value for d in dialects])
+    if "delivery" in metafunc.fixturenames:
+        deliveries = deliveries_for(metafunc.config)
+        metafunc.parametrize("delivery", deliveries, ids=[d.value for d in deliveries])
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -244,7 +259,13 @@ def _timeout_configured(config: pytest.Config) -> bool:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    capabilities = {str(c) for c in item.config.stash[IMPLEMENTATION].capabilities}
+    implementation = item.config.stash[IMPLEMENTATION]
+    capabilities = {str(c) for c in implementation.capabilities}
+    callspec = getattr(item, "callspec", None)
+    delivery = callspec.params.get("delivery") if callspec is not None else None
+    why = not_offered(implementation, delivery) if delivery is not None and law_ids(item) else None
+    if why is not None:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}{' '.join(law_ids(item))}: {why}")
     for law_id in law_ids(item):
         missing = [str(c) for c in law(law_id).requires if str(c) not in capabilities]
         if missing:
@@ -310,7 +331,11 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
     the test is marked with: a multi-law test's LawViolation charges one. A test that
     passed stays passed: a law fails as a whole (its worst test, in any dialect); a law
     none of whose tests failed is an XPASS, and the verdict is red for it."""
-    reason = "; ".join(collector.expected[law_id].reason for law_id in judgment.laws)
+    if judgment.premise is not None:
+        entry = collector.expected[judgment.premise]
+        reason = f"premise not met: {judgment.premise}, a known failure: {entry.reason}"
+    else:
+        reason = "; ".join(collector.expected[law_id].reason for law_id in judgment.laws)
     report.outcome = "skipped"
     report.wasxfail = f"expected by the manifest: {reason}"
 

@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from ..lawdoc import law_lines, law_location
+from .consequences import consequence_note, root_causes
 from .results_file import ResultsFileError, read_results
 
 EXIT_GREEN, EXIT_RED, EXIT_INCOMPLETE, EXIT_UNREADABLE = 0, 1, 2, 3
@@ -40,8 +41,13 @@ def print_report(path: Path) -> int:
     dialects = results.header.get("dialects") or []
     print(f"  dialects: {', '.join(str(d) for d in dialects) or 'none recorded'}")
     where, width = law_lines(), max((len(i) for i in outcomes), default=0)
+    causes = root_causes(outcomes, results.records)
     for law_id, outcome in outcomes.items():
-        print(f"  {outcome.value:<15} {law_id:<{width}}  {law_location(law_id, where)}")
+        note = consequence_note(causes.get(law_id, []))
+        print(
+            f"  {outcome.value:<15} {law_id:<{width}}  {law_location(law_id, where)}"
+            + (f"  ({note})" if note else "")
+        )
     inconsistent = results.inconsistencies()
     if results.truncated:
         _say(

@@ -51,6 +51,9 @@ class ResultsHeader(BaseModel):
     capabilities: list[str]
     dialects: list[str] = []
     """The dialects every law ran in: those asked for that the implementation offers."""
+    deliveries: list[str] = []
+    """The deliveries every law was parametrized over (stream, whole); one the
+    implementation does not offer ran as NOT_APPLICABLE."""
     expectations: dict[str, Expectation] = {}
     seed: str = ""
     started: str
@@ -142,11 +145,15 @@ class ResultsFile(BaseModel):
 
 def _impossible_records(records: list[TestRecord], expected: dict[str, Expectation]) -> list[str]:
     """Records the suite never writes: XPASS is a law's outcome, not a test's; an XFAIL
-    needs an entry expecting FAIL, and a FAIL cannot have one (it would be an XFAIL)."""
+    needs an entry expecting FAIL (its law's, or for an unmet premise the premise law's),
+    and a FAIL cannot have one (it would be an XFAIL)."""
     found = []
     for record in records:
         entry = expected.get(record.law)
         expects_failure = entry is not None and entry.outcome is Outcome.FAIL
+        if record.outcome is Outcome.XFAIL and record.premise is not None:
+            premise_entry = expected.get(record.premise)
+            expects_failure = premise_entry is not None and premise_entry.outcome is Outcome.FAIL
         if (
             record.outcome is Outcome.XPASS
             or (record.outcome is Outcome.XFAIL and not expects_failure)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapter import AgentSpec, AgentUnderTest, Capability, Refused
+from ..adapter import AgentSpec, AgentUnderTest, Capability, Delivery, Refused
 from ..errors import (
     AdapterCrashed,
     AdapterFailure,
@@ -124,7 +124,10 @@ class StdioImplementation:
         self.version: str | None = self.info.version  # the results header's, as in-process
         self.capabilities: frozenset[Capability] = frozenset(started.capabilities)
         self.dialects: frozenset[Dialect] = frozenset(started.dialects)
+        self.deliveries: frozenset[Delivery] = frozenset(started.deliveries)
         self.trace_tool: str | None = started.trace_tool
+        self.trace_activation: str | None = started.trace_activation
+        self.compaction_triggers: tuple[str, ...] = tuple(started.compaction_triggers)
 
     @property
     def pid(self) -> int | None:

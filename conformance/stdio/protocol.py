@@ -30,6 +30,8 @@ from ..adapter import (
     AGENT,
     AbandonedPause,
     Capability,
+    CompactionTrigger,
+    Delivery,
     Op,
     RefusalKind,
     StrictIdentityReport,
@@ -198,15 +200,36 @@ class ImplementationInfo(_Message):
     issue_tracker: str | None = None
 
 
+def _turns_only() -> list[CompactionTrigger]:
+    return ["turns"]
+
+
 class StartResult(_Message):
     implementation: ImplementationInfo
     capabilities: list[Capability]
     dialects: list[Dialect] = Field(default_factory=lambda: [Dialect.OPENAI_CHAT], min_length=1)
+    deliveries: list[Delivery] = Field(
+        default_factory=lambda: [Delivery.STREAM],
+        min_length=1,
+        description="which of the agent spec's `stream` it honours: stream, whole, or both",
+    )
     trace_tool: str | None = Field(
         default=None,
         min_length=1,
         description="the tool a self-explain agent offers its model to read the trace; "
         "required with the self_explain capability",
+    )
+    trace_activation: str | None = Field(
+        default=None,
+        min_length=1,
+        description="a tool the model must call first, in each run, before the runtime "
+        "offers the trace tool; null when the trace tool is offered from the start",
+    )
+    compaction_triggers: list[CompactionTrigger] = Field(
+        default_factory=_turns_only,
+        min_length=1,
+        description="which compaction triggers (trigger_turns, trigger_chars) the runtime "
+        "honours; the compaction law is played once per trigger listed",
     )
 
 

@@ -20,7 +20,7 @@ from typing import IO, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from ..adapter import AGENT, AgentUnderTest, Implementation, Refused, RunFailed
+from ..adapter import AGENT, AgentUnderTest, Delivery, Implementation, Refused, RunFailed
 from ..wire.ir import Dialect
 from ._reply_line import summary
 from .protocol import (
@@ -92,11 +92,17 @@ class _Server:
     async def dispatch(self, request: Request) -> Any:
         if isinstance(request, StartRequest):
             dialects = getattr(self.implementation, "dialects", frozenset({Dialect.OPENAI_CHAT}))
+            deliveries = getattr(self.implementation, "deliveries", frozenset({Delivery.STREAM}))
             return StartResult(
                 implementation=self.info,
                 capabilities=sorted(self.implementation.capabilities),
                 dialects=[d for d in Dialect if d in dialects],
+                deliveries=[d for d in Delivery if d in deliveries],
                 trace_tool=getattr(self.implementation, "trace_tool", None),
+                trace_activation=getattr(self.implementation, "trace_activation", None),
+                compaction_triggers=list(
+                    getattr(self.implementation, "compaction_triggers", ("turns",))
+                ),
             )
         if isinstance(request, StopRequest):
             for agent in list(self.agents.values()):

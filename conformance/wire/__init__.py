@@ -6,11 +6,13 @@ with InProcess(provider):          # or: with LoopbackServer(provider):
     ...
 provider.verify()                  # strict: leftovers, exhaustion, invariants
 provider.wire.last.user_texts()    # what the model was shown
+provider.service("booking", held=True)  # the call_service tool's call, held mid-run
 """
 
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._minted import MintedValues
 from ._strict_json import MAX_JSON_DEPTH, JsonRefusal
 from .dialects import WireFormatError
 from .ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
@@ -33,6 +35,7 @@ from .script import (
     text,
     tool_call,
 )
+from .service import SERVICE_FAILURE, ServiceGate
 from .wirelog import (
     Exchange,
     ExchangeRecord,
@@ -67,6 +70,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DEFAULT_MAX_BODY",
     "MAX_JSON_DEPTH",
+    "SERVICE_FAILURE",
     "AssistantReply",
     "Call",
     "Dialect",
@@ -82,6 +86,7 @@ __all__ = [
     "LoopbackServer",
     "Match",
     "Message",
+    "MintedValues",
     "ProviderApp",
     "ProviderTransport",
     "React",
@@ -91,6 +96,7 @@ __all__ = [
     "ScriptFileError",
     "ScriptSpec",
     "ScriptedProvider",
+    "ServiceGate",
     "StepRef",
     "StreamError",
     "Text",

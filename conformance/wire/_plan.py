@@ -55,6 +55,7 @@ class Plan:
     delay: float = 0.0
     hold: Hold | None = None
     hold_limit: float = 60.0
+    hold_at_end: bool = False  # the hold parks the stream before its last event, not the reply
     seq: int | None = None  # the exchange this answers
     delivery: Delivery | None = field(default=None, repr=False)  # told when the reply is out
     recorded: Signal | None = field(default=None, repr=False)  # set once on disk
@@ -75,7 +76,7 @@ class Plan:
         started = time.monotonic()
         if self.recorded is not None:
             self.recorded.wait()
-        if self.hold is not None:
+        if self.hold is not None and not self.hold_at_end:
             limit = self._hold_wait(read_timeout)
             if not self.hold._released.wait(limit):
                 if limit < self.hold_limit:
@@ -92,7 +93,7 @@ class Plan:
         started = time.monotonic()
         if self.recorded is not None:
             await self.recorded.wait_async()
-        if self.hold is not None:
+        if self.hold is not None and not self.hold_at_end:
             limit = self._hold_wait(read_timeout)
             if not await self.hold._released.wait_async(limit):
                 if limit < self.hold_limit:
@@ -102,6 +103,31 @@ class Plan:
             left = self._left(read_timeout, started)
             await asyncio.sleep(min(self.delay, left))
             return self.delay <= left
+        return True
+
+    def end_held_sync(self, read_timeout: float | None = None) -> bool:
+        """Before a stream's last event: say everything else is out, wait for release
+        (a `Hold(at="stream_end")`); False when the client's read timeout came first."""
+        if self.hold is None or not self.hold_at_end:
+            return True
+        self.hold._mark_streamed()
+        limit = self._hold_wait(read_timeout)
+        if not self.hold._released.wait(limit):
+            if limit < self.hold_limit:
+                return False
+            self._hold_expired()
+        return True
+
+    async def end_held_async(self, read_timeout: float | None = None) -> bool:
+        """`end_held_sync` for event loops."""
+        if self.hold is None or not self.hold_at_end:
+            return True
+        self.hold._mark_streamed()
+        limit = self._hold_wait(read_timeout)
+        if not await self.hold._released.wait_async(limit):
+            if limit < self.hold_limit:
+                return False
+            self._hold_expired()
         return True
 
     def _hold_wait(self, read_timeout: float | None) -> float:

@@ -4,7 +4,8 @@ Each row names a path and, per method, the endpoint that answers it; so a path i
 table asked with another method is a 405, and a path in no row is a 404 (Starlette decides
 the same way from its route list). Three groups, tried in this order:
 
-- the control endpoints under `/_turnlaw/` (the loopback server's only; never recorded);
+- the control endpoints under `/_turnlaw/` (the loopback server's only; never recorded),
+  and the service the `call_service` tool calls, also under the base URL;
 - the per-test prefix `/turnlaw/<n>`: when the server has one, a path not under it is a
   late request to a retired provider (410, recorded by no provider);
 - the provider's endpoints (`/v1/models` and one per dialect), recorded by the provider.
@@ -33,6 +34,7 @@ class Endpoint(Enum):
     FINDINGS = "findings"
     HOLD = "hold"  # how a hold stands
     HOLD_RELEASE = "hold_release"
+    SERVICE = "service"  # what the call_service tool calls (conformance.wire.service)
     PROVIDER = "provider"  # under the current prefix: the provider's table decides
     RETIRED = "retired"
     NOT_FOUND = "not_found"
@@ -58,7 +60,9 @@ CONTROL_ROUTES: tuple[Route, ...] = (
         "/_turnlaw/holds/{label}/release",
         {"GET": Endpoint.HOLD, "POST": Endpoint.HOLD_RELEASE},
     ),
+    Route("/_turnlaw/tools/{label}", {"GET": Endpoint.SERVICE}),
 )
+_SERVICE_UNDER_BASE = "/v1" + CONTROL + "tools/"
 SERVED = ", ".join(f"{method} {r.path}" for r in PROVIDER_ROUTES for method in r.methods)
 """What a 404 or 405 from the provider lists, in the table's order."""
 
@@ -73,7 +77,7 @@ class Resolved:
     endpoint: Endpoint
     codec: DialectCodec | None = None  # the dialect whose path it is (whatever the method)
     path: str = ""  # PROVIDER: the target without the prefix; otherwise normalized
-    label: str | None = None  # HOLD, HOLD_RELEASE: the hold's label
+    label: str | None = None  # HOLD, HOLD_RELEASE: the hold's label; SERVICE: the key
     control: bool = False  # answered by the server in its own `{"error": ...}` shape
     allow: str = ""  # METHOD_NOT_ALLOWED: the path's methods, for the 405's Allow header
 
@@ -120,12 +124,15 @@ def resolve_server(method: str, target: str, prefix: str) -> Resolved:
     (`PROVIDER`, with `path` the target as the provider is to see it)."""
     if target.startswith(CONTROL):
         return _resolve_control(method, target)
-    if not prefix:
-        return Resolved(Endpoint.PROVIDER, path=target)
-    bare = target.split("?", 1)[0]
-    if bare != prefix and not bare.startswith(prefix + "/"):
-        return Resolved(Endpoint.RETIRED, _codec_of(bare), bare)
-    return Resolved(Endpoint.PROVIDER, path=target[len(prefix) :] or "/")
+    rest = target
+    if prefix:
+        bare = target.split("?", 1)[0]
+        if bare != prefix and not bare.startswith(prefix + "/"):
+            return Resolved(Endpoint.RETIRED, _codec_of(bare), bare)
+        rest = target[len(prefix) :] or "/"
+    if rest.startswith(_SERVICE_UNDER_BASE):  # a tool calls `{base_url}/_turnlaw/tools/<key>`
+        return _resolve_control(method, rest.removeprefix("/v1"))
+    return Resolved(Endpoint.PROVIDER, path=rest)
 
 
 def _allow(route: Route, endpoint: Endpoint) -> str:

@@ -52,14 +52,22 @@ def _stream_class(module: ModuleType) -> type:
         def __iter__(self) -> Iterator[bytes]:
             if self.plan.waits and not self.plan.wait_sync(self.read_timeout):
                 raise self._timed_out()
-            yield from self.plan.chunks
+            *body, last = self.plan.chunks or [b""]
+            yield from body
+            if not self.plan.end_held_sync(self.read_timeout):
+                raise self._timed_out()
+            yield last
             self._end()
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             if self.plan.waits and not await self.plan.wait_async(self.read_timeout):
                 raise self._timed_out()
-            for chunk in self.plan.chunks:
+            *body, last = self.plan.chunks or [b""]
+            for chunk in body:
                 yield chunk
+            if not await self.plan.end_held_async(self.read_timeout):
+                raise self._timed_out()
+            yield last
             self._end()
 
         def _timed_out(self) -> Exception:

@@ -238,6 +238,7 @@ async def _deliver(send: Send, plan: Plan) -> None:
     await send({"type": "http.response.start", "status": plan.status, "headers": headers})
     for index, chunk in enumerate(plan.chunks):
         if index == len(plan.chunks) - 1:
+            await plan.end_held_async()
             plan.finished()
         await send({"type": "http.response.body", "body": chunk, "more_body": True})
     if not plan.chunks:
@@ -264,6 +265,9 @@ async def _control(provider: ScriptedProvider, method: str, path: str, route: Re
         if endpoint is Endpoint.HOLD_RELEASE:
             hold.release()
         return json_plan(200, {"arrived": hold.has_arrived, "released": hold.is_released})
+    if endpoint is Endpoint.SERVICE and route.label is not None:
+        status, reply = await provider.service_gate(route.label).answer(provider.hold_limit)
+        return Plan(status, [("content-type", "text/plain; charset=utf-8")], [reply.encode()])
     message = provider.redactor.scrub_text(f"no control endpoint {method} {path[:200]}")
     status = 405 if endpoint is Endpoint.METHOD_NOT_ALLOWED else 404
     plan = json_plan(status, {"error": message})

@@ -45,6 +45,7 @@ from .script import (
     ToolCalls,
     parse_steps,
 )
+from .service import ServiceGate
 from .wirelog import (
     Delivery,
     Exchange,
@@ -155,6 +156,7 @@ class ScriptedProvider:
         self._allow_unused = allow_unused
         self._scripts: list[Script] = []
         self._holds: list[Hold] = []
+        self._services: dict[str, ServiceGate] = {}
         self._late_findings: list[Finding] = []
         self._lock = threading.Lock()
         self._seq = 0
@@ -229,6 +231,22 @@ class ScriptedProvider:
                 return hold
         raise KeyError(f"no hold labelled {label!r}; labels: {[h.label for h in self._holds]}")
 
+    def service(
+        self, key: str, *, reply: str | None = None, held: bool = False, fails: bool = False
+    ) -> ServiceGate:
+        """Say how `call_service(key)` is answered (see `conformance.wire.service`)."""
+        with self._lock:
+            if key in self._services:
+                raise ValueError(f"service key {key!r} is scripted twice")
+            gate = self._services[key] = ServiceGate(key, reply=reply, held=held, fails=fails)
+        return gate
+
+    def service_gate(self, key: str) -> ServiceGate:
+        """The gate that answers a call for `key`: the scripted one, or one answering
+        at once (recorded, so a test can still count the calls)."""
+        with self._lock:
+            return self._services.setdefault(key, ServiceGate(key))
+
     def release_all(self) -> None:
         """Release every hold, so that no request is left parked (used at shutdown).
 
@@ -246,6 +264,8 @@ class ScriptedProvider:
                     )
                 )
             hold.release()
+        for gate in list(self._services.values()):
+            gate.release()
 
     @property
     def models(self) -> list[str]:
@@ -453,6 +473,8 @@ class ScriptedProvider:
         plan = render_step(step, request, codec, seq)
         plan.hold = hold
         plan.hold_limit = self.hold_limit
+        streamed = plan.headers[:1] == [("content-type", "text/event-stream")]
+        plan.hold_at_end = hold is not None and hold.at == "stream_end" and streamed
         return plan
 
     def _refuse(self, refusal: Refusal, codec: DialectCodec | None, draft: Draft) -> Plan:

@@ -170,7 +170,12 @@ class Hold(_Step):
 
     kind: Literal["hold"] = "hold"
     then: ReplyStep
+    at: Literal["start", "stream_end"] = "start"
+    """`start`: nothing of the reply is sent until release. `stream_end`: a streamed reply
+    is sent whole but its last event (the model has answered; the call has not ended);
+    a reply that is not streamed is held at the start."""
     _arrived: Signal = PrivateAttr(default_factory=Signal)
+    _streamed: Signal = PrivateAttr(default_factory=Signal)
     _released: Signal = PrivateAttr(default_factory=Signal)
     _request: RequestIR | None = PrivateAttr(default=None)
 
@@ -196,6 +201,14 @@ class Hold(_Step):
             raise HoldTimeoutError(self, timeout)
         assert self._request is not None
         return self._request
+
+    async def streamed(self, timeout: float = 10.0) -> None:
+        """`at="stream_end"`: wait until all of the stream but its last event is out."""
+        if not await self._streamed.wait_async(timeout):
+            raise HoldTimeoutError(self, timeout)
+
+    def _mark_streamed(self) -> None:
+        self._streamed.set()
 
     def wait_arrived(self, timeout: float = 10.0) -> RequestIR:
         """Blocking twin of `arrived()`, for synchronous tests."""

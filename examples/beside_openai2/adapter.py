@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 import openai
 
 from conformance.adapter import (
     JSON,
     AgentSpec,
     Capability,
+    Delivery,
     IdentityReport,
     IdentitySpec,
     RefusalKind,
@@ -28,7 +30,7 @@ from conformance.adapter import (
     RunFailed,
     RunOutcome,
 )
-from conformance.catalog import TOOLS, WhoamiReport
+from conformance.catalog import TOOLS, WhoamiReport, service_url
 from conformance.wire.ir import Dialect
 
 Message = dict[str, Any]
@@ -135,16 +137,23 @@ class ChatAgent:
                 {"role": "assistant", "content": said.content or "", "tool_calls": calls}
             )
             for call in said.tool_calls:
-                result = self._call_tool(call.function.name, call.function.arguments)
+                result = await self._call_tool(call.function.name, call.function.arguments)
                 conversation.append({"role": "tool", "tool_call_id": call.id, "content": result})
         raise RuntimeError(f"no answer after {MAX_TOOL_ROUNDS} tool rounds")
 
-    def _call_tool(self, name: str, arguments: str) -> str:
+    async def _call_tool(self, name: str, arguments: str) -> str:
         if name not in self.spec.tools:
             return f"no tool {name!r}"
+        given = json.loads(arguments or "{}")
         if name == "echo":
-            given = json.loads(arguments or "{}")
             return str(given.get("text", TOOLS["echo"].default("text")))
+        if name == "call_service":  # a GET to the fake; a failed one is the tool's error
+            key = str(given.get("key", TOOLS["call_service"].default("key")))
+            async with httpx.AsyncClient(timeout=None) as http:
+                reply = await http.get(service_url(self.spec.base_url, key))
+            if reply.status_code != 200:
+                return f"tool failed: {reply.status_code}: {reply.text}"
+            return reply.text
         if name == "whoami":  # tool_context is not declared: nothing was told
             return WhoamiReport.told(None).as_text()
         raise NotImplementedError("pause is not declared: ask_person cannot pause")
@@ -191,8 +200,11 @@ class ChatAgent:
 class ChatImplementation:
     name = "chat on openai 2.x"
     version = openai.__version__
-    capabilities = frozenset({Capability.FOLLOW_UP, Capability.CONTINUE_FROM})
+    capabilities = frozenset(
+        {Capability.FOLLOW_UP, Capability.CONTINUE_FROM, Capability.CALL_SERVICE}
+    )
     dialects = frozenset({Dialect.OPENAI_CHAT})
+    deliveries = frozenset({Delivery.WHOLE})  # chat.completions.create, never streamed
 
     async def create_agent(self, spec: AgentSpec) -> ChatAgent:
         return ChatAgent(spec)

@@ -20,8 +20,9 @@ const START = {
     homepage: null, // an example inside turnlaw: nothing published of its own
     issue_tracker: null,
   },
-  capabilities: ["follow_up", "continue_from", "named_agents", "in_flight_guard"],
+  capabilities: ["follow_up", "continue_from", "named_agents", "in_flight_guard", "call_service"],
   dialects: ["openai-chat"],
+  deliveries: ["whole"], // runtime.mjs reads one JSON body per call; it never streams
 };
 
 const REFUSALS = {

@@ -1,8 +1,8 @@
 // A minimal agent runtime in plain JavaScript (Node 20, no dependencies): the second
 // language turnlaw's conformance suite runs against, through adapter.mjs.
 //
-// It talks to an OpenAI Chat Completions endpoint with fetch, runs the echo and whoami
-// tools, and has the two doors of the conversation law: run() starts a conversation
+// It talks to an OpenAI Chat Completions endpoint with fetch, runs the echo, whoami and
+// call_service tools, and has the two doors of the conversation law: run() starts a conversation
 // from one message (or continues a checkpoint handed in), followUp() continues this
 // agent's last completed one. A checkpoint is plain JSON. Agents that named themselves
 // refuse each other's conversations; one agent answers one turn at a time.
@@ -37,6 +37,19 @@ const TOOLS = {
     parameters: { type: "object", properties: {} },
     // This runtime has no identity or session ids: nobody named anything.
     run: () => JSON.stringify({ identity: null, session_id: null }),
+  },
+  // Calls the fake under this agent's base URL, so the suite can hold it while it runs
+  // (or make it fail): a tool that waits on someone else, as real ones do.
+  call_service: {
+    description: "Call the booking service and return what it answered.",
+    parameters: { type: "object", properties: { key: { type: "string" } } },
+    run: async (args, agent) => {
+      const key = encodeURIComponent(String(args.key ?? "status"));
+      const reply = await fetch(`${agent.baseUrl}/_turnlaw/tools/${key}`);
+      const text = await reply.text();
+      if (!reply.ok) throw new Error(`${reply.status}: ${text}`);
+      return text;
+    },
   },
 };
 
@@ -175,7 +188,7 @@ export class Agent {
         let content;
         try {
           content = tool
-            ? tool.run(JSON.parse(call.function.arguments || "{}"))
+            ? await tool.run(JSON.parse(call.function.arguments || "{}"), this)
             : `unknown tool ${call.function.name}`;
         } catch (error) {
           content = `tool failed: ${error.message}`;

@@ -12,11 +12,29 @@ from typing import get_args
 import pytest
 
 from conformance.adapter import AgentSpec, IdentitySpec
-from conformance.catalog import ASK_PERSON, ECHO, TOOLS, WHOAMI, ToolName, WhoamiReport
+from conformance.catalog import (
+    ASK_PERSON,
+    CALL_SERVICE,
+    ECHO,
+    TOOLS,
+    WHOAMI,
+    ToolName,
+    WhoamiReport,
+    service_url,
+)
 
 
 def test_the_catalog_holds_exactly_the_tool_names_an_agent_spec_accepts() -> None:
-    assert tuple(TOOLS) == get_args(ToolName) == ("echo", "whoami", "ask_person")
+    assert (
+        tuple(TOOLS)
+        == get_args(ToolName)
+        == (
+            "echo",
+            "whoami",
+            "ask_person",
+            "call_service",
+        )
+    )
     assert AgentSpec(base_url="http://x/v1", api_key="k", tools=tuple(TOOLS)).tools == tuple(TOOLS)
 
 
@@ -51,3 +69,10 @@ def test_a_named_identity_is_reported_without_its_unset_fields() -> None:
 def test_no_identity_is_reported_as_null() -> None:
     assert json.loads(WhoamiReport.told(None).as_text()) == {"identity": None, "session_id": None}
     assert WhoamiReport() == WhoamiReport.told(None)
+
+
+def test_call_service_calls_the_fake_under_the_agents_base_url() -> None:
+    assert CALL_SERVICE.parameters_schema()["properties"] == {"key": {"type": "string"}}
+    assert service_url("http://127.0.0.1:9/turnlaw/3/v1/", "a b/c") == (
+        "http://127.0.0.1:9/turnlaw/3/v1/_turnlaw/tools/a%20b%2Fc"
+    )

@@ -22,7 +22,15 @@ from conformance.runner.outcomes import Outcome
 from conformance.runner.plugin import exit_status
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
-PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--call-timeout", "0.5"]
+PLUGIN = [
+    *PLUGIN_ARGS,
+    "--dialects",
+    "openai-chat",
+    "--deliveries",
+    "stream",
+    "--call-timeout",
+    "0.5",
+]
 FAULTY = "tests.harness.faulty_adapters"
 FOLLOW_UP_LAWS = (
     "follow-up.shows-last-answer",

@@ -22,6 +22,8 @@ PLUGIN = [
     *PLUGIN_ARGS,
     "--dialects",
     "openai-chat",
+    "--deliveries",
+    "stream",
     "--pyargs",
     "conformance.laws.test_smoke",
     "conformance.laws.test_run",

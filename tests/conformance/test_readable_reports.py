@@ -32,6 +32,8 @@ RUN_LAWS = [
     *PLUGIN_ARGS,
     "--dialects",
     "openai-chat",
+    "--deliveries",
+    "stream",
     "--pyargs",
     "conformance.laws.test_smoke",
     "conformance.laws.test_run",

@@ -22,7 +22,7 @@ from tests.suite_args import PLUGIN_ARGS, nested_suite
 # run, so anything first imported inside one (the SDKs, the runtime) is imported again
 # by the next — ~10 s each. Imported here, they stay.
 
-PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat"]
+PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--deliveries", "stream"]
 ONE_TURN_AND_RUN = [*PLUGIN, "--pyargs", "conformance.laws.test_smoke", "conformance.laws.test_run"]
 SMOKE_ONLY = [*PLUGIN, "--pyargs", "conformance.laws.test_smoke"]
 

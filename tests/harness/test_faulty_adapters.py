@@ -116,7 +116,7 @@ def test_a_declared_capability_the_adapter_lacks_fails_not_skips(
         tmp_path,
         "declares_pause_it_lacks",
         "conformance.laws.test_smoke",
-        "conformance.laws.test_timing",
+        "conformance.laws.test_pending",
     )
     outcomes = results.per_law()
     assert outcomes["pending.resume-continues"] is Outcome.FAIL

@@ -30,6 +30,8 @@ DECLARED_AND_PASSING = {
     "mismatch.changed-agent-continues",
     "in-flight.refused-before-send",
     "in-flight.first-run-intact",
+    "in-flight.refusal-kind",
+    "in-flight.per-instance",
     "failure.follow-up-continues-last-completed",
     "failure.checkpoint-is-last-completed",
 }
@@ -71,6 +73,7 @@ def test_the_js_runtime_passes_what_it_declares_except_its_known_gap(tmp_path: P
     read = read_results(results)
     assert read.header["implementation"] == "turnlaw js-runtime example 0.1.0 (javascript, stdio)"
     assert read.header["capabilities"] == [
+        "call_service",
         "continue_from",
         "follow_up",
         "in_flight_guard",

@@ -44,6 +44,7 @@ def test_a_replay_after_a_moved_counter_sends_the_recorded_wire(tmp_path: Path) 
         [
             sys.executable, "-m", "pytest", *PLUGIN_ARGS, "-q", "--hypothesis-profile=ci",
             "--pyargs", "conformance.laws.test_whose_conversation", "--dialects", "openai-chat",
+            "--deliveries", "stream",
             "--impl", DEFAULT_IDS_REFUSED, "--repro-dir", str(folder),
         ],
         capture_output=True, text=True, timeout=300, cwd=ROOT,

@@ -12,8 +12,10 @@ from reference_impl import Agent
 from reference_impl.conformance_adapter import ReferenceImplementation
 
 from . import conversation_rogues as conv
+from . import coverage_rogues as cover
 from . import failure_rogues as failure
 from . import identity_rogues as ident
+from . import semantics_rogues as semantics
 from . import timing_rogues as timing
 
 
@@ -175,6 +177,80 @@ ROGUES: tuple[Rogue, ...] = (
         "third-follow-up-after-continuation",
         ("follow-up.shows-last-answer",),
         timing.ThirdFollowUpAfterContinuation,
+    ),
+    # spec semantics (issue 13 §4)
+    Rogue(
+        "follow-up-stamps-its-own-id",
+        ("follow-up.is-continue-from-checkpoint",),
+        semantics.FollowUpStampsItsOwnId,
+    ),
+    # refusal tables (issue 13 §2)
+    Rogue(
+        "in-flight-guard-set-late",
+        ("in-flight.refused-before-send", "in-flight.refusal-kind", "in-flight.first-run-intact"),
+        timing.InFlightGuardSetLate,
+    ),
+    Rogue(
+        "in-flight-refused-as-no-conversation",
+        ("in-flight.refusal-kind",),
+        timing.InFlightRefusedAsNoConversation,
+    ),
+    Rogue("paused-refused-as-busy", ("pending.refusal-kind",), timing.PausedRefusedAsBusy),
+    Rogue(
+        "checkpoint-while-paused-drops-question",
+        ("pending.refuses-new-message",),
+        timing.CheckpointWhilePausedDropsQuestion,
+    ),
+    Rogue(
+        "blank-message-slips-past-pending",
+        ("pending.refuses-new-message",),
+        timing.BlankMessageSlipsPastPending,
+    ),
+    Rogue(
+        "resume-unguarded-while-in-flight",
+        ("in-flight.refused-before-send", "in-flight.first-run-intact"),
+        timing.ResumeUnguardedWhileInFlight,
+    ),
+    # coverage classes (issue 13 §3)
+    Rogue(
+        "resume-forgets-earlier-turns",
+        ("pending.resume-continues",),
+        cover.ResumeForgetsEarlierTurns,
+    ),
+    Rogue(
+        "second-tool-round-forgets-first",
+        ("checkpoint.no-trim", "continue-from.any-conversation"),
+        cover.SecondToolRoundForgetsFirst,
+    ),
+    Rogue(
+        "anonymous-runs-share-memory",
+        ("memory.namespace-isolation",),
+        cover.AnonymousRunsShareMemory,
+    ),
+    Rogue(
+        "checkpoint-follows-the-turn-in-flight",
+        ("checkpoint.plain-json",),
+        cover.CheckpointFollowsTheTurnInFlight,
+    ),
+    Rogue(
+        "whole-replies-drop-last-answer",
+        ("follow-up.shows-last-answer",),
+        cover.WholeRepliesDropLastAnswer,
+    ),
+    Rogue(
+        "in-flight-guard-shared-by-all-agents",
+        ("in-flight.per-instance",),
+        cover.InFlightGuardSharedByAllAgents,
+    ),
+    Rogue(
+        "trace-keeps-only-the-answer",
+        ("self-explain.reads-the-trace",),
+        cover.TraceKeepsOnlyTheAnswer,
+    ),
+    Rogue(
+        "identity-carried-one-hop",
+        ("checkpoint.carries-identity",),
+        cover.IdentityCarriedOneHop,
     ),
     # failure paths (issue 13 §1)
     Rogue(

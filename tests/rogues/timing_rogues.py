@@ -6,11 +6,13 @@ Each overrides one seam of the reference (docs/reference.md lists them).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 
 from reference_impl import (
     AgentRunCheckpoint,
     Door,
+    NoConversationError,
     PendingQuestion,
     RunInFlightError,
     Turn,
@@ -144,3 +146,81 @@ class ThirdFollowUpAfterContinuation(Agent):
             if self.follow_ups_since_continuation == 3 and len(users) > 1:
                 return checkpoint.model_copy(update={"history": checkpoint.history[users[1] :]})
         return continued
+
+
+# --- refusal tables (issue 13 §2) ---------------------------------------------------------
+
+
+class InFlightGuardSetLate(Agent):
+    """The busy check is right, but a run does an asynchronous start-up (loading its
+    state) before it counts as in flight: a door used while the first run is still
+    starting is not refused as a run in flight (follow_up finds no conversation yet, run
+    goes ahead). Once the first request is held, every door is refused correctly."""
+
+    async def refuse_while_busy(self, door: Door, message: object) -> None:
+        await super().refuse_while_busy(door, message)
+        await asyncio.sleep(0.02)  # the start-up, before the turn is marked in flight
+
+
+class InFlightRefusedAsNoConversation(Agent):
+    """A busy agent refuses before sending anything, but says there is no conversation
+    (the running turn's has not been committed) instead of that a run is in flight."""
+
+    async def refuse_while_busy(self, door: Door, message: object) -> None:
+        if self.turn_in_flight is not None:
+            raise NoConversationError()
+
+
+class PausedRefusedAsBusy(Agent):
+    """A paused agent refuses a new message before sending anything, but as a run in
+    flight (the paused run "has not finished") instead of as a pending question."""
+
+    async def refuse_while_busy(self, door: Door, message: object) -> None:
+        await super().refuse_while_busy(door, message)
+        with contextlib.suppress(NoConversationError):
+            pending = self.checkpoint().pending
+            if pending is not None and door != "resume":
+                raise RunInFlightError(door, "the paused run")
+
+
+class CheckpointWhilePausedDropsQuestion(Agent):
+    """checkpoint() while paused hands out "the conversation" without its pending
+    question (the pause and the asking call are left out): continued on another agent,
+    the new message is answered as if nothing had been asked. The paused agent itself
+    still refuses, and the paused outcome's own checkpoint still carries the question."""
+
+    def checkpoint(self) -> AgentRunCheckpoint:
+        conversation = super().checkpoint()
+        pending = conversation.pending
+        if pending is None:
+            return conversation
+        asked = [
+            t for t in conversation.history if pending.tool_call_id in {c.id for c in t.tool_calls}
+        ]
+        history = tuple(t for t in conversation.history if t not in asked)
+        return conversation.model_copy(update={"pending": None, "history": history})
+
+
+class BlankMessageSlipsPastPending(Agent):
+    """An empty or blank message is not taken for a message: `run` lets it past the
+    pending question, starting a new conversation while a person still owes an answer."""
+
+    blank: bool = False
+
+    async def refuse_while_busy(self, door: Door, message: object) -> None:
+        await super().refuse_while_busy(door, message)
+        self.blank = door == "run" and isinstance(message, str) and not message.strip()
+
+    def pending_refusal(
+        self, door: Door, conversation: AgentRunCheckpoint
+    ) -> PendingQuestion | None:
+        return None if self.blank else super().pending_refusal(door, conversation)
+
+
+class ResumeUnguardedWhileInFlight(Agent):
+    """run and follow_up refuse while a turn is in flight; resume does not, and its turn
+    reaches the model beside the running one."""
+
+    async def refuse_while_busy(self, door: Door, message: object) -> None:
+        if door != "resume":
+            await super().refuse_while_busy(door, message)

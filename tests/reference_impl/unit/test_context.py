@@ -123,6 +123,20 @@ def test_needs_folding_counts_user_turns_since_the_last_summary() -> None:
     assert compaction.needs_folding([*folded, user("u4")])
 
 
+@pytest.mark.parametrize(("turns", "chars"), [(None, None), (2, 100)])
+def test_compaction_takes_exactly_one_trigger(turns: int | None, chars: int | None) -> None:
+    with pytest.raises(ValueError, match="exactly one of trigger_turns and trigger_chars"):
+        Compaction(trigger_turns=turns, trigger_chars=chars, keep_recent_turns=1)
+
+
+def test_needs_folding_by_characters_counts_turns_since_the_last_summary() -> None:
+    compaction = Compaction(trigger_turns=None, trigger_chars=10, keep_recent_turns=1)
+    assert not compaction.needs_folding([user("12345"), user("12345")])  # exactly 10
+    assert compaction.needs_folding([user("12345"), user("123456")])
+    big_summary = summary_turn("x" * 100)
+    assert not compaction.needs_folding([big_summary, user("short")])  # the summary aside
+
+
 def test_summary_turn_framing() -> None:
     turn = summary_turn("They booked for two.")
     assert turn == Turn(

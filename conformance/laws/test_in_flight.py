@@ -1,0 +1,349 @@
+"""A second run while one is in flight, as a table: every door at every moment of the first.
+
+One instance answers one turn at a time. A guard that only holds once the first request
+is parked at the fake is a guard with a gap, so the table is generated, not hand-picked:
+each door (`run`, `follow_up`, `run(continue_from=)`, `resume`) is tried at each moment
+of the first run (just started, its request held, its tool running, its answer streamed
+but the stream not ended). The core is what
+reaches the model (nothing) and the first run (intact); which refusal came is judged
+apart, so a runtime refusing with another kind fails that law alone, and says where.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import pytest
+
+from ._kit import (
+    BOOK,
+    NOT_APPLICABLE_PREFIX,
+    THREE,
+    AgentFactory,
+    AgentUnderTest,
+    Capability,
+    Hold,
+    Implementation,
+    LawViolation,
+    RefusalKind,
+    Refused,
+    RunOutcome,
+    ScriptedProvider,
+    Step,
+    declares,
+    premise,
+    text,
+    tool_call,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+CORE = "in-flight.refused-before-send"
+KIND = "in-flight.refusal-kind"
+INTACT = "in-flight.first-run-intact"
+
+DOORS = ("run", "follow_up", "run(continue_from=)", "resume")
+MOMENTS = ("just started", "request held", "tool running", "answer streamed")
+ODD_MESSAGES = {
+    "empty": "",
+    "whitespace": " \n\t ",
+    "long": "Make it three. " * 2000,
+    "unicode": "Ça fait 3 — שלוש 🍽️ e\u0301 \u200d",
+}
+ANSWER = "Booked."
+WAITED = 10.0
+"""Seconds a refused door may take: a refusal happens before anything is sent, so a door
+that has not answered by then is waiting its turn, not refusing."""
+
+NEEDS = {
+    "follow_up": Capability.FOLLOW_UP,
+    "run(continue_from=)": Capability.CONTINUE_FROM,
+    "resume": Capability.PAUSE,
+    "tool running": Capability.CALL_SERVICE,
+}
+
+
+@dataclass
+class Came:
+    """What one door did while the first run was in flight."""
+
+    kind: RefusalKind | None = None
+    other: str | None = None  # what came instead of a refusal
+
+    def said(self) -> str:
+        return f"was refused as {self.kind.value}" if self.kind else (self.other or "")
+
+
+@dataclass
+class FirstRun:
+    """The run in flight, and what the table needs to try the doors on its agent."""
+
+    agent: AgentUnderTest
+    task: asyncio.Task[RunOutcome]
+    calls: int  # model calls the first run has made, at most, at the moment
+    sent_before: int  # requests on the wire before it started
+    door_input: Callable[[str], Awaitable[RunOutcome]]
+
+
+def skip_cell_without(implementation: Implementation, *names: str) -> None:
+    """A cell whose door or moment needs an undeclared capability is NOT_APPLICABLE,
+    said in words."""
+    for name in names:
+        needed = NEEDS.get(name)
+        if needed is not None and not declares(implementation, needed):
+            pytest.skip(
+                f"{NOT_APPLICABLE_PREFIX}{name} needs the {needed.value} capability"
+                + (" (the call_service tool)" if needed is Capability.CALL_SERVICE else "")
+            )
+
+
+def material_steps(door: str) -> list[Step]:
+    """What the model says while `material_for` makes the door's material."""
+    if door == "run(continue_from=)":
+        return [text("Hello there.")]
+    if door == "resume":
+        return [tool_call("ask_person", {"question": "Approve order 7?"})]
+    return []
+
+
+async def material_for(door: str, new_agent: AgentFactory) -> object:
+    """What the door is handed, made before the first run starts (on another agent)."""
+    if door == "run(continue_from=)":
+        return (await (await new_agent()).run("Hello.")).checkpoint
+    if door == "resume":
+        paused = await (await new_agent(tools=("ask_person",))).run("Refund order 7.")
+        assert paused.paused is not None, "set-up: a run whose tool asked a person did not pause"
+        return paused.checkpoint
+    return None
+
+
+def door_of(
+    agent: AgentUnderTest, door: str, material: object
+) -> Callable[[str], Awaitable[RunOutcome]]:
+    """The door as one call taking the second message (resume: the decision)."""
+    if door == "run":
+        return lambda message: agent.run(message)
+    if door == "follow_up":
+        return agent.follow_up
+    if door == "run(continue_from=)":
+        return lambda message: agent.run(message, continue_from=json.loads(json.dumps(material)))
+    return lambda message: agent.resume(json.loads(json.dumps(material)), message)
+
+
+@asynccontextmanager
+async def first_run_at(
+    moment: str, door: str, fake: ScriptedProvider, new_agent: AgentFactory, *, then: list[Step]
+) -> AsyncIterator[FirstRun]:
+    """Start `agent.run(BOOK)` and bring it to `moment`; however the block ends, let the
+    first run go and wait for it. `then` is scripted after the first run's own steps."""
+    tools = ("ask_person",) if door == "resume" else ()
+    end = moment == "answer streamed"
+    hold = Hold(then=text(ANSWER), label="first-run", at="stream_end" if end else "start")
+    if moment == "tool running":
+        gate = fake.service("booking", held=True)
+        steps: list[Step] = [tool_call("call_service", {"key": "booking"}), text(ANSWER)]
+        tools = (*tools, "call_service")
+    else:
+        steps = [hold]
+    fake.script([*material_steps(door), *steps, *then])
+    material = await material_for(door, new_agent)
+    agent = await new_agent(tools=tools)
+    sent = len(fake.wire.requests)
+    task = asyncio.create_task(agent.run(BOOK))
+    try:
+        if moment == "just started":
+            await asyncio.sleep(0)  # the call is made; its request has not been sent
+        elif moment == "request held":
+            await hold.arrived()
+        elif moment == "answer streamed":
+            if not (await hold.arrived()).stream:
+                fake.allow_unused()  # the steps after the first run's are never asked for
+                pytest.skip(
+                    f"{NOT_APPLICABLE_PREFIX}the runtime did not stream its model call, so "
+                    "there is no moment between the model's answer and the call's end"
+                )
+            await hold.streamed()  # all of the answer is out; the stream's end is held
+        else:
+            await gate.arrived()
+        yield FirstRun(agent, task, 1, sent, door_of(agent, door, material))
+    finally:
+        hold.release()
+        if moment == "tool running":
+            gate.release()
+        if not task.done():
+            await asyncio.wait({task}, timeout=WAITED)
+
+
+async def attempt(call: Awaitable[RunOutcome]) -> Came:
+    """Try a door; anything but a refusal is reported, not raised, so the wire judges."""
+    try:
+        outcome = await asyncio.wait_for(call, WAITED)
+    except Refused as refused:
+        return Came(kind=refused.kind)
+    except TimeoutError:
+        return Came(other=f"neither refused nor returned within {WAITED:g}s (it waited)")
+    except Exception as error:
+        return Came(other=f"raised {type(error).__name__}: {str(error)[:200]}")
+    return Came(other=f"went ahead and returned {outcome.answer!r}")
+
+
+async def judge_refusals(
+    first: FirstRun, fake: ScriptedProvider, cell: str, message: str, *, kind: bool = True
+) -> None:
+    """The core then (with `kind`) the kind: the door, and `run` again (a refusal must
+    not unlock the guard), reach nothing of the model and are refused as a run in flight."""
+    came = [("the door", await attempt(first.door_input(message)))]
+    came.append(("run after it", await attempt(first.agent.run(message))))
+    # What the first run sends once released is the first-run-intact law's to judge (a
+    # refusal that corrupted it shows there); the fake's checks of it are not this law's.
+    fake.check_invariants = False
+    reached = len(fake.wire.requests) - first.sent_before
+    if reached > first.calls:
+        broken = (
+            f"{cell}: a turn started while another was in flight reached the model "
+            f"({reached} requests where the first run alone had made at most {first.calls}); "
+            f"one instance answers one turn at a time and refuses before anything is sent "
+            f"(the door {came[0][1].said()})"
+        )
+        # The kind's test rests on the core: a broken core is the core's FAIL (its own
+        # test says so) and this test's unmet premise, never a FAIL of the kind.
+        premise(CORE, not kind, broken)
+        raise LawViolation(CORE, broken)
+    for what, door_came in came if kind else ():
+        if door_came.kind is not RefusalKind.RUN_IN_FLIGHT:
+            raise LawViolation(
+                KIND,
+                f"{cell}: {what} {door_came.said()}, not as a run in flight "
+                f"({RefusalKind.RUN_IN_FLIGHT.value}, the seed's RunInFlightError)",
+            )
+
+
+async def first_answer(first: FirstRun, cell: str) -> RunOutcome:
+    """Release-side: the first run finishes with its own answer, or the cell says why not."""
+    done, _ = await asyncio.wait({first.task}, timeout=WAITED)
+    if not done:
+        raise LawViolation(INTACT, f"{cell}: the first run did not finish once released")
+    error = first.task.exception()
+    if error is not None:
+        raise LawViolation(
+            INTACT, f"{cell}: the first run failed after the refused attempts: {error!r}"
+        )
+    outcome = first.task.result()
+    if outcome.answer != ANSWER:
+        raise LawViolation(
+            INTACT,
+            f"{cell}: the first run answered {outcome.answer!r}, not {ANSWER!r}: "
+            "a refused overlapping run took its answer",
+        )
+    return outcome
+
+
+TABLE = [
+    pytest.param(door, moment, id=f"{door} / {moment}")
+    for door, moment in itertools.product(DOORS, MOMENTS)
+]
+ODD = [
+    pytest.param(door, name, id=f"{door} / request held / {name} message")
+    for door, name in itertools.product(DOORS, ODD_MESSAGES)
+]
+
+
+# Two tests per cell: a test stopping at one law's failure gives the other no verdict, so
+# the core has a test of its own (a runtime refusing with another kind passes it), and
+# the kind's test rests on the core: a broken core there is a premise not met (an ERROR
+# the manifest's expected FAIL of the core covers), never a FAIL of the kind.
+@pytest.mark.law("in-flight.refused-before-send")
+@pytest.mark.parametrize(("door", "moment"), TABLE)
+async def test_no_door_at_any_moment_of_a_run_in_flight_reaches_the_model(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    moment: str,
+) -> None:
+    skip_cell_without(implementation, door, moment)
+    cell = f"{door} while the first run's {moment}"
+    async with first_run_at(moment, door, fake, new_agent, then=[]) as first:
+        await judge_refusals(first, fake, cell, THREE, kind=False)
+
+
+@pytest.mark.law("in-flight.refusal-kind")
+@pytest.mark.parametrize(("door", "moment"), TABLE)
+async def test_every_door_at_every_moment_of_a_run_in_flight_is_refused_as_one(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    moment: str,
+) -> None:
+    skip_cell_without(implementation, door, moment)
+    cell = f"{door} while the first run's {moment}"
+    async with first_run_at(moment, door, fake, new_agent, then=[]) as first:
+        await judge_refusals(first, fake, cell, THREE)
+
+
+@pytest.mark.law("in-flight.refused-before-send")
+@pytest.mark.parametrize(("door", "odd"), ODD)
+async def test_an_odd_message_while_a_run_is_in_flight_reaches_nothing(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    odd: str,
+) -> None:
+    skip_cell_without(implementation, door)
+    cell = f"{door} with an {odd} message while the first run's request is held"
+    async with first_run_at("request held", door, fake, new_agent, then=[]) as first:
+        await judge_refusals(first, fake, cell, ODD_MESSAGES[odd], kind=False)
+
+
+@pytest.mark.law("in-flight.refusal-kind")
+@pytest.mark.parametrize(("door", "odd"), ODD)
+async def test_an_odd_message_while_a_run_is_in_flight_is_still_refused(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    odd: str,
+) -> None:
+    skip_cell_without(implementation, door)
+    cell = f"{door} with an {odd} message while the first run's request is held"
+    async with first_run_at("request held", door, fake, new_agent, then=[]) as first:
+        await judge_refusals(first, fake, cell, ODD_MESSAGES[odd])
+
+
+@pytest.mark.law("in-flight.first-run-intact")
+@pytest.mark.parametrize(("door", "moment"), TABLE)
+async def test_refused_attempts_at_any_moment_leave_the_first_runs_conversation_its_own(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    moment: str,
+) -> None:
+    skip_cell_without(implementation, door, moment)
+    cell = f"{door} while the first run's {moment}"
+    chair = "And a high chair."
+    async with first_run_at(moment, door, fake, new_agent, then=[text("Noted.")]) as first:
+        # What the attempts did is the other laws' business; this one judges the first run.
+        await attempt(first.door_input(THREE))
+        await attempt(first.agent.run(THREE))
+    await first_answer(first, cell)
+    # The checkpoint is judged by what continuing it shows the model: its format is the
+    # runtime's own, and this law needs only continue_from, not follow_up.
+    stored = json.loads(json.dumps(await first.agent.checkpoint()))
+    await first.agent.run(chair, continue_from=stored)
+    shown = fake.wire.last.turns()
+    expected = [("user", BOOK), ("assistant", ANSWER), ("user", chair)]
+    if [turn for turn in shown if turn[1] or turn[0] == "user"] != expected:
+        raise LawViolation(
+            INTACT,
+            f"{cell}: after refused overlapping attempts the checkpoint is not the first "
+            f"run's conversation (first message, first answer): continuing it showed {shown}",
+        )

@@ -1,0 +1,196 @@
+"""A failed premise is charged to its own law, and one root cause reads as one.
+
+Nested runs of two tiny law tests: `window.bounds-what-is-shown`'s own test, and a test of
+`checkpoint.no-trim` whose set-up needs the window to hold (its premise). The rule for the
+exit status (docs/suite.md, "The exit status"): a premise ERROR is expected exactly when
+the manifest expects its premise law to FAIL — and that law's own tests then must still
+fail, or the entry is an XPASS and the run is red. So a runtime with one known failure
+stays green, and a premise failing on a law that passes its own tests is never hidden.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance.__main__ import main as conformance_cli
+from conformance.matrix import column_from_results
+from conformance.runner import outcomes as verdicts
+from conformance.runner.collect import read_results
+from conformance.runner.consequences import consequence_note, root_causes
+from conformance.runner.outcomes import Outcome
+from tests.suite_args import PLUGIN_ARGS, nested_suite
+
+WINDOW, NO_TRIM = "window.bounds-what-is-shown", "checkpoint.no-trim"
+
+IMPL = """
+from conformance.adapter import Capability
+
+
+class DeclaresEverything:
+    name = "declares everything"
+    capabilities = frozenset(Capability)
+
+    async def create_agent(self, spec):
+        raise NotImplementedError("these law tests build no agent")
+
+
+implementation = DeclaresEverything()
+"""
+
+LAWS = """
+import pytest
+
+from conformance.laws._kit import premise
+
+WINDOW_HOLDS = {window}
+WINDOW_HOLDS_IN_SET_UP = {set_up}
+NO_TRIM_HOLDS = {no_trim}
+
+
+@pytest.mark.law("window.bounds-what-is-shown")
+def test_the_window_bounds_what_is_shown():
+    assert WINDOW_HOLDS, "the window showed every turn"
+
+
+@pytest.mark.law("checkpoint.no-trim")
+def test_nothing_trims_the_stored_history():
+    premise(
+        "window.bounds-what-is-shown", WINDOW_HOLDS_IN_SET_UP, "the set-up's window showed all"
+    )
+    assert NO_TRIM_HOLDS, "the stored history was trimmed"
+"""
+
+
+def run_laws(
+    pytester: pytest.Pytester,
+    tmp_path: Path,
+    *,
+    window: bool,
+    set_up: bool,
+    no_trim: bool = True,
+    expected: tuple[str, ...] = (),
+) -> tuple[pytest.RunResult, Path]:
+    suite = nested_suite(pytester, premise_impl=IMPL)
+    suite.makepyfile(test_laws=LAWS.format(window=window, set_up=set_up, no_trim=no_trim))
+    # These law tests are not the suite's own (conformance.laws), which is all a repro file
+    # may name: no repro capture.
+    args = [*PLUGIN_ARGS, "-p", "no:conformance.replay.capture"]
+    args += ["--impl", "premise_impl:implementation", "test_laws.py"]
+    results, report_md = tmp_path / "reference.jsonl", tmp_path / "report.md"
+    args += ["--results", str(results), "--report-md", str(report_md)]
+    if expected:
+        manifest = tmp_path / "manifest.toml"
+        manifest.write_text(
+            "".join(
+                f'[law."{law}"]\noutcome = "FAIL"\nreason = "known: {law}"\n' for law in expected
+            )
+        )
+        args += ["--expectations", str(manifest)]
+    return suite.runpytest(*args), results
+
+
+def test_a_failed_premise_is_an_error_marked_as_a_consequence_of_its_law(
+    pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, path = run_laws(pytester, tmp_path, window=False, set_up=False)
+    results = read_results(path)
+    assert results.per_law() == {WINDOW: Outcome.FAIL, NO_TRIM: Outcome.ERROR}
+    [record] = [r for r in results.records if r.law == NO_TRIM]
+    assert record.premise == WINDOW
+    assert f"premise not met: {WINDOW}: the set-up's window showed all" in record.detail
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+    consequence = f"possibly a consequence of {WINDOW}"
+    assert any(NO_TRIM in line and consequence in line for line in run.outlines), run.outlines
+    markdown = (tmp_path / "report.md").read_text()
+    assert f"| `{NO_TRIM}` | MUST | ERROR | {consequence}: " in markdown, markdown
+    capsys.readouterr()
+    assert conformance_cli(["report", str(path)]) == 1
+    said = capsys.readouterr().out
+    assert any(NO_TRIM in line and consequence in line for line in said.splitlines()), said
+    cell = column_from_results(path).laws[NO_TRIM]
+    assert cell.outcome == "ERROR"
+    assert (
+        cell.reason == f"{consequence}: premise not met: {WINDOW}: the set-up's window showed all"
+    )
+
+
+def test_a_premise_error_is_expected_when_its_law_s_failure_is(
+    pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One known failure (the window), seen by two tests: the run stays green."""
+    run, path = run_laws(pytester, tmp_path, window=False, set_up=False, expected=(WINDOW,))
+    results = read_results(path)
+    assert results.per_law() == {WINDOW: Outcome.XFAIL, NO_TRIM: Outcome.XFAIL}
+    assert results.footer is not None and results.footer.verdict == "green"
+    assert run.ret == pytest.ExitCode.OK, run.stdout.str()
+    assert run.parseoutcomes().get("xfailed") == 2
+    assert conformance_cli(["report", str(path)]) == 0
+    markdown = (tmp_path / "report.md").read_text()
+    assert f"premise not met: {WINDOW}, a known failure: known: {WINDOW}" in markdown
+    cell = column_from_results(path).laws[NO_TRIM]
+    assert cell.outcome == "FAIL" and f"premise not met: {WINDOW}, a known failure" in cell.reason
+
+
+def test_a_premise_error_is_never_expected_when_its_law_passed(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The window's own test passes, so the manifest's entry for it is an XPASS: the
+    premise that failed elsewhere cannot keep the run green."""
+    run, path = run_laws(pytester, tmp_path, window=True, set_up=False, expected=(WINDOW,))
+    results = read_results(path)
+    assert results.per_law() == {WINDOW: Outcome.XPASS, NO_TRIM: Outcome.XFAIL}
+    assert results.footer is not None and results.footer.verdict == "red"
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_premise_error_is_not_expected_by_the_law_under_test_s_own_entry(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """Listing the law that was never judged does not make its ERROR expected."""
+    run, path = run_laws(pytester, tmp_path, window=False, set_up=False, expected=(NO_TRIM,))
+    results = read_results(path)
+    assert results.per_law()[NO_TRIM] is Outcome.ERROR
+    assert run.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_law_s_own_fail_after_its_assumed_law_failed_is_marked(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    _, path = run_laws(pytester, tmp_path, window=False, set_up=True, no_trim=False)
+    results = read_results(path)
+    assert results.per_law() == {WINDOW: Outcome.FAIL, NO_TRIM: Outcome.FAIL}
+    assert root_causes(results.per_law(), results.records) == {NO_TRIM: [WINDOW]}
+    cell = column_from_results(path).laws[NO_TRIM]
+    assert cell.reason.startswith(f"possibly a consequence of {WINDOW}: not in the manifest")
+
+
+def record(law: str, outcome: Outcome, premise: str | None = None) -> verdicts.TestRecord:
+    return verdicts.TestRecord(law=law, test="t", outcome=outcome, duration=0.0, premise=premise)
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "causes"),
+    [
+        ({WINDOW: Outcome.FAIL, NO_TRIM: Outcome.FAIL}, {NO_TRIM: [WINDOW]}),
+        ({WINDOW: Outcome.XFAIL, NO_TRIM: Outcome.XFAIL}, {NO_TRIM: [WINDOW]}),
+        ({WINDOW: Outcome.PASS, NO_TRIM: Outcome.FAIL}, {}),  # its own failure
+        ({WINDOW: Outcome.FAIL, NO_TRIM: Outcome.PASS}, {}),
+        ({WINDOW: Outcome.FAIL, NO_TRIM: Outcome.ERROR}, {}),  # an ERROR of its own
+        ({WINDOW: Outcome.NOT_APPLICABLE, NO_TRIM: Outcome.FAIL}, {}),
+    ],
+)
+def test_root_causes_are_assumed_laws_that_failed_too(
+    outcomes: dict[str, Outcome], causes: dict[str, list[str]]
+) -> None:
+    records = [record(law, outcome) for law, outcome in outcomes.items()]
+    assert root_causes(outcomes, records) == causes
+
+
+def test_a_premise_names_a_root_cause_the_registry_does_not_list() -> None:
+    """The law a premise named is a root cause even when `assumes` does not list it."""
+    outcomes = {"run.no-history": Outcome.FAIL, "smoke.one-turn": Outcome.ERROR}
+    records = [record("smoke.one-turn", Outcome.ERROR, premise="run.no-history")]
+    assert root_causes(outcomes, records) == {"smoke.one-turn": ["run.no-history"]}
+    assert consequence_note(["a.b", "c.d"]) == "possibly a consequence of a.b, c.d"

@@ -1,0 +1,125 @@
+"""Runtimes that honour the laws but read the spec's words as real runtimes do.
+
+Each differs from the reference in one way the suite used to misjudge (issue 13 §4):
+they must PASS, so a FAIL against one is a false FAIL of the suite, not of the runtime.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from email.utils import format_datetime
+from typing import Any
+
+from conformance.adapter import AgentSpec
+from reference_impl import Agent, AgentConfig, ModelReply, ToolSpec, Turn, TurnInput, TurnLoop
+from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
+from reference_impl.self_explain import TRACE_TOOL_NAME
+from reference_impl.tools import Tool, ToolContext
+
+ACTIVATION = "enable_explanations"
+
+
+class _StampedTurn(TurnLoop):
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        now = datetime.now(UTC)
+        stamp = f"[{self.input.run_id} · {now.isoformat()} · {format_datetime(now, usegmt=True)}]"
+        return await super().call_model(f"{system}\n{stamp}", turns, tools)
+
+
+class _MintsIds(Agent):
+    """Stamps every request with an 8-character id minted per agent, the run's id, and
+    the time in two common formats (as runtimes that tag requests for tracing do)."""
+
+    turn_loop = _StampedTurn
+
+    def __init__(self, config: AgentConfig) -> None:
+        tag = secrets.token_urlsafe(6)[:8]
+        super().__init__(replace(config, system=f"{config.system}\n[agent {tag}]"))
+
+
+class _NeedsActivation(TurnLoop):
+    """Offers the trace tool only once the model called the activation tool in this run,
+    and the trace tool takes a required, non-empty argument."""
+
+    def __init__(self, turn: TurnInput) -> None:
+        super().__init__(turn)
+        trace = self.tools.get(TRACE_TOOL_NAME)
+        if trace is None:
+            return
+
+        def explain(ctx: ToolContext, question: str) -> Any:
+            assert len(question) >= 3, "the question is required"
+            return trace.fn(ctx)
+
+        def activate(ctx: ToolContext, scope: str) -> str:
+            return f"explanations enabled for {scope}"
+
+        self.tools[TRACE_TOOL_NAME] = Tool(
+            name=TRACE_TOOL_NAME,
+            fn=explain,
+            description=trace.description,
+            parameters={
+                "type": "object",
+                "properties": {"question": {"type": "string", "minLength": 3}},
+                "required": ["question"],
+            },
+        )
+        self.tools[ACTIVATION] = Tool(
+            name=ACTIVATION,
+            fn=activate,
+            description="Call this before asking why you did something.",
+            parameters={
+                "type": "object",
+                "properties": {"scope": {"enum": ["last_run"]}},
+                "required": ["scope"],
+            },
+        )
+
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        activated = any(step.tool == ACTIVATION for step in self.trace)
+        offered = [t for t in tools if activated or t.name != TRACE_TOOL_NAME]
+        return await super().call_model(system, turns, offered)
+
+
+class _ActivatedTrace(Agent):
+    turn_loop = _NeedsActivation
+
+
+class _CompactsBySize(ReferenceImplementation):
+    """Compaction folds on a size budget only: a turn-count trigger is not honoured."""
+
+    compaction_triggers: tuple[str, ...] = ("chars",)
+
+    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
+        if spec.compaction is not None and spec.compaction.trigger_chars is None:
+            raise AssertionError("this runtime has no turn-count trigger: the suite asked")
+        return await super().create_agent(spec)
+
+
+mints_ids = ReferenceImplementation(_MintsIds, name="mints ids per agent and run")
+compacts_by_size = _CompactsBySize(name="compacts by size only")
+trace_needs_activation = ReferenceImplementation(_ActivatedTrace, name="trace needs activation")
+trace_needs_activation.trace_activation = ACTIVATION  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    """`python tests/harness/semantics_runtimes.py NAME`: one of these over stdio, so the
+    start reply's `trace_activation` and `compaction_triggers` are tested too."""
+    import sys
+
+    from conformance.stdio.protocol import ImplementationInfo
+    from conformance.stdio.serve import serve
+
+    implementation = globals()[sys.argv[1]]
+    serve(implementation, ImplementationInfo(name=implementation.name, language="python"))
+
+
+if __name__ == "__main__":
+    main()

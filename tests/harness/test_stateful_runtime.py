@@ -1,0 +1,160 @@
+"""No false FAIL on a runtime the suite never grew up with.
+
+The whole suite runs (nested, in-process) against `StatefulChat`
+(tests/harness/stateful_runtime.py): one instance keeps its conversation across `run`,
+it never refuses, never pauses, offers no trace tools. Every FAIL must name a law it
+really breaks, each for its own reason; nothing ERRORs; what needs a capability it lacks
+is NOT_APPLICABLE; everything else PASSes. With exactly its failing laws in a manifest
+the run is green — the state machine, which judges four laws, included — and with one
+of them missing it is red.
+
+Then `LeakyChat`, whose agents share a class-level history (a fresh agent starts from
+the last agent's chat): the law about that FAILs, and the laws whose Hypothesis examples
+build agent after agent (the mismatch truth table) are not charged with it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import examples.beside_openai2.adapter  # noqa: F401  (kept imported across nested runs)
+import tests.harness.stateful_runtime  # noqa: F401
+from conformance.registry import load_laws
+from conformance.runner.collect import ResultsFile, read_results
+from conformance.runner.outcomes import Outcome
+from tests.harness.stateful_runtime import StatefulChat
+from tests.suite_args import PLUGIN_ARGS, nested_suite
+
+RUNTIMES = "tests.harness.stateful_runtime"
+SUITE = [*PLUGIN_ARGS, "--hypothesis-profile", "ci", "--dialects", "openai-chat"]
+
+BREAKS = {
+    "run.no-history": (
+        # test_run: the second run of one instance goes on after the first
+        "run() carried an earlier conversation",
+        # the state machine: a run step showed the turns before it
+        "run showed the model another conversation than the law says",
+    ),
+    "follow-up.refuses-before-first-run": (
+        # it never refuses: a follow-up with nothing to follow starts a chat
+        "DID NOT RAISE",
+    ),
+}
+"""The laws StatefulChat really breaks, and the words each test's failure must carry."""
+
+PASSES = {
+    "smoke.one-turn",
+    # the last completed run is the instance's chat, so a follow-up continues it: the law
+    # holds even though run() did not start anew (that is run.no-history's FAIL alone)
+    "follow-up.shows-last-answer",
+    "follow-up.is-continue-from-checkpoint",
+    "continue-from.any-conversation",
+    "checkpoint.plain-json",
+    "checkpoint.final-answer",
+    "checkpoint.no-trim",
+    "mismatch.default-id-never-refuses",
+}
+
+
+def not_applicable() -> set[str]:
+    """Every tested law needing a capability StatefulChat does not declare."""
+    declared = set(StatefulChat.capabilities)
+    return {
+        law.id
+        for law in load_laws().values()
+        if not law.planned and not law.retired and not set(law.requires) <= declared
+    }
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester) -> pytest.Pytester:
+    return nested_suite(pytester)
+
+
+def run(
+    suite: pytest.Pytester, tmp_path: Path, runtime: str, *args: str, expected: tuple[str, ...] = ()
+) -> tuple[pytest.RunResult, ResultsFile]:
+    results = tmp_path / "results.jsonl"
+    more = [*args]
+    if expected:
+        manifest = tmp_path / "manifest.toml"
+        manifest.write_text(
+            "".join(
+                f'[law."{law}"]\noutcome = "FAIL"\nreason = "{law} is known"\n' for law in expected
+            )
+        )
+        more += ["--expectations", str(manifest)]
+    argv = [*SUITE, "--impl", f"{RUNTIMES}:{runtime}", "--results", str(results), *more]
+    outcome = suite.runpytest(*argv, "--pyargs", "conformance.laws")
+    return outcome, read_results(results)
+
+
+def test_a_stateful_runtime_fails_only_the_laws_it_breaks_each_for_its_reason(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    ran, results = run(suite, tmp_path, "stateful")
+    outcomes = results.per_law()
+    by_outcome: dict[Outcome, set[str]] = {}
+    for law_id, outcome in outcomes.items():
+        by_outcome.setdefault(outcome, set()).add(law_id)
+    assert by_outcome.get(Outcome.FAIL) == set(BREAKS), outcomes
+    assert by_outcome.get(Outcome.PASS) == PASSES, outcomes
+    assert by_outcome.get(Outcome.NOT_APPLICABLE) == not_applicable(), outcomes
+    assert set(outcomes) == set(BREAKS) | PASSES | not_applicable()
+    assert not by_outcome.get(Outcome.ERROR) and not by_outcome.get(Outcome.TIMEOUT)
+    for law_id, reasons in BREAKS.items():
+        failed = [r for r in results.records if r.law == law_id and r.outcome is Outcome.FAIL]
+        assert len(failed) == len(reasons), [r.test for r in failed]
+        for reason in reasons:
+            assert any(reason in r.detail for r in failed), (reason, [r.detail for r in failed])
+    stateful = [r for r in results.records if "test_stateful.py" in r.test]
+    assert [(r.law, r.outcome) for r in stateful] == [("run.no-history", Outcome.FAIL)]
+    assert ran.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_stateful_runtime_with_its_failures_listed_is_green(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    ran, results = run(suite, tmp_path, "stateful", expected=tuple(BREAKS))
+    assert results.footer is not None and results.footer.verdict == "green", results.footer
+    assert {law: results.per_law()[law] for law in BREAKS} == dict.fromkeys(BREAKS, Outcome.XFAIL)
+    stateful = [r for r in results.records if "test_stateful.py" in r.test]
+    assert [(r.law, r.outcome) for r in stateful] == [("run.no-history", Outcome.XFAIL)]
+    assert ran.ret == pytest.ExitCode.OK, ran.stdout.str()
+
+
+@pytest.mark.parametrize("missing", sorted(BREAKS))
+def test_a_stateful_runtime_with_one_failure_unlisted_is_red(
+    suite: pytest.Pytester, tmp_path: Path, missing: str
+) -> None:
+    listed = tuple(law for law in BREAKS if law != missing)
+    ran, results = run(suite, tmp_path, "stateful", expected=listed)
+    assert results.per_law()[missing] is Outcome.FAIL
+    assert results.footer is not None and results.footer.verdict == "red"
+    assert ran.ret == pytest.ExitCode.TESTS_FAILED, ran.stdout.str()
+
+
+def test_a_leak_across_agents_fails_its_own_law_not_a_later_example_s(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    ran, results = run(
+        suite,
+        tmp_path,
+        "leaky",
+        "-k",
+        "test_run or test_stateful or test_whose_conversation",
+    )
+    outcomes = results.per_law()
+    assert {law for law, o in outcomes.items() if o is Outcome.FAIL} == {"run.no-history"}
+    assert not {law for law, o in outcomes.items() if o in (Outcome.ERROR, Outcome.TIMEOUT)}
+    [leak] = [r for r in results.records if r.outcome is Outcome.FAIL]
+    # a fresh machine's very first step was shown another agent's conversation
+    assert "test_stateful.py" in leak.test
+    assert "step 1: run showed the model another conversation" in leak.detail, leak.detail
+    # the truth table's examples each built fresh agents, and are judged on their own
+    assert outcomes["mismatch.default-id-never-refuses"] is Outcome.PASS
+    mismatch = [r for r in results.records if r.law.startswith("mismatch.")]
+    assert mismatch and all(r.outcome in (Outcome.PASS, Outcome.NOT_APPLICABLE) for r in mismatch)
+    assert ran.ret == pytest.ExitCode.TESTS_FAILED

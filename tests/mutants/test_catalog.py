@@ -1,0 +1,68 @@
+"""The catalog stays sound while reference_impl/ changes: every snippet still occurs
+exactly once, ids are unique, files exist, and no two mutants are one."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.mutants import DOORS, Mutant, catalog_problems, load_mutants
+from tests.mutants.catalog import law_families
+
+MUTANTS = load_mutants()
+
+
+def test_the_catalog_is_sound() -> None:
+    assert catalog_problems(MUTANTS) == []
+
+
+def test_enough_mutants_spread_over_every_family_and_door() -> None:
+    counted = [m for m in MUTANTS if m.equivalent is None]
+    assert len(counted) >= 60
+    families = Counter(m.family for m in MUTANTS)
+    assert law_families() - {"smoke", "hosting"} <= set(families), families
+    assert set(m.door for m in MUTANTS) == DOORS
+
+
+def _one(tmp_path: Path, text: str, **changes: Any) -> list[str]:
+    (tmp_path / "reference_impl").mkdir(exist_ok=True)
+    (tmp_path / "reference_impl" / "x.py").write_text(text, encoding="utf-8")
+    base = Mutant("m", "reference_impl/x.py", "a = 1", "a = 2", "run", "run", "b")
+    return catalog_problems([replace(base, **changes)], tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "changes", "problem"),
+    [
+        ("a = 1\na = 1\n", {}, "occurs 2 times"),
+        ("b = 1\n", {}, "occurs 0 times"),
+        ("a = 1\n", {"file": "reference_impl/y.py"}, "does not exist"),
+        ("a = 1\n", {"family": "nope"}, "no law family"),
+        ("a = 1\n", {"door": "nope"}, "door 'nope'"),
+        ("a = 1\n", {"new": "a = 1"}, "`new` is `old`"),
+        ("a = 1\n", {"gap": "nope: x"}, "gap class 'nope'"),
+    ],
+)
+def test_each_problem_is_found(
+    tmp_path: Path, text: str, changes: dict[str, str], problem: str
+) -> None:
+    found = _one(tmp_path, text, **changes)
+    assert any(problem in line for line in found), found
+
+
+def test_two_mutants_with_one_source_and_one_id_are_found(tmp_path: Path) -> None:
+    (tmp_path / "reference_impl").mkdir()
+    (tmp_path / "reference_impl" / "x.py").write_text("a = 1\nb = 1\n", encoding="utf-8")
+    base = Mutant("m", "reference_impl/x.py", "a = 1\n", "a = 2\n", "run", "run", "b")
+    twins = [
+        base,
+        replace(base, id="n", old="a = 1\nb", new="a = 2\nb"),
+        replace(base, old="b = 1", new="b = 3"),
+    ]
+    found = catalog_problems(twins, tmp_path)
+    assert any("the id is used twice" in line for line in found), found
+    assert any("produces the same source as m" in line for line in found), found

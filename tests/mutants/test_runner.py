@@ -1,0 +1,38 @@
+"""The runner end to end on two catalog mutants and one law test: one the law kills,
+one the catalog proves equivalent. Narrowed to that test and one dialect (two suite
+runs side by side, ~10 s); the whole catalog is `nox -s mutants`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.mutants import Verdict, load_mutants, run
+from tests.mutants.report import problems, render
+
+KILLED = "run-ignores-continue-from"
+EQUIVALENT = "recall-max-entries-ge"
+TARGETS = (
+    "conformance.laws.test_continuation",
+    "-k",
+    "test_a_stored_conversation_continues_on_another_agent",
+)
+
+
+def test_a_killed_and_an_equivalent_mutant(tmp_path: Path) -> None:
+    chosen = [m for m in load_mutants() if m.id in (KILLED, EQUIVALENT)]
+    assert chosen[1].equivalent is not None
+    result = run(chosen, tmp_path, workers=2, dialects="openai-chat", targets=TARGETS)
+    killed, equivalent = result.results
+    assert killed.verdict is Verdict.KILLED, killed.log and killed.log.read_text()
+    assert killed.failed == ("continue-from.any-conversation",)
+    assert equivalent.verdict is Verdict.SURVIVED, equivalent.log and equivalent.log.read_text()
+    for one in result.results:  # each run proved it loaded its own mutated copy
+        proof = (tmp_path / one.mutant.id / "proof").read_text(encoding="utf-8")
+        assert proof == str((tmp_path / one.mutant.id / "src" / one.mutant.file).resolve())
+        copy = (tmp_path / one.mutant.id / "src" / one.mutant.file).read_text(encoding="utf-8")
+        assert one.mutant.new in copy
+    assert result.kill_rate() == (1, 1)
+    assert problems(result) == []
+    doc = render(result)
+    assert f"| `{KILLED}` | continue-from | `run(continue_from=)` | openai-chat | killed |" in doc
+    assert f"- `{EQUIVALENT}` (survived): " in doc
