@@ -24,6 +24,7 @@ from .conversation import Identity, IdentitySource, ToolCall, ToolSpec, Turn
 from .errors import (
     AgentError,
     ConversationMismatchError,
+    DecisionRefusedError,
     InvalidCheckpointError,
     InvalidMessageError,
     MemoryFileError,
@@ -62,6 +63,7 @@ __all__ = [
     "AskPerson",
     "Compaction",
     "ConversationMismatchError",
+    "DecisionRefusedError",
     "Door",
     "EpisodicMemory",
     "FoldedSpan",

@@ -129,6 +129,12 @@ class TurnLoop:
             turns=self.input.turns,
         )
 
+    def failed_checkpoint(self) -> AgentRunCheckpoint:
+        """The conversation a failed run's error carries: the history up to the last
+        completed model call and the tool results that followed it — never a reply cut
+        short (it was never appended) and never a call without its result."""
+        return self.checkpoint()
+
     def present_memory(self, system: str, block: str) -> tuple[str, tuple[Turn, ...]]:
         """Where recalled memory is shown: the system prompt and turns to put before the
         conversation. The reference appends the block to the system prompt, no turns."""
@@ -159,7 +165,7 @@ class TurnLoop:
         except Exception as error:
             if self.model_calls == 0:
                 raise
-            raise RunFailedError(error, self.checkpoint()) from error
+            raise RunFailedError(error, self.failed_checkpoint()) from error
         run_id = self.input.run_id
         checkpoint = self.checkpoint(pending)
         if pending is not None:

@@ -26,6 +26,7 @@ from .context import Compaction, Window
 from .conversation import Identity, IdentitySource, Turn
 from .errors import (
     ConversationMismatchError,
+    DecisionRefusedError,
     InvalidCheckpointError,
     InvalidMessageError,
     MemoryStoreError,
@@ -190,12 +191,18 @@ class Agent:
             raise InvalidCheckpointError(
                 "pending", "expected a paused checkpoint (one whose run asked a question)"
             )
+        pending = conversation.pending
+        problem = _decision_problem(decision)
+        if problem is not None:
+            self._conversation = self.kept_after_failure("resume", self._conversation, None)
+            raise DecisionRefusedError(
+                pending.tool_name, pending.tool_call_id, pending.question, problem
+            )
         answer = decision if isinstance(decision, str) else json.dumps(decision)
-        _check_text("resume", "decision", answer)
-        history = self.resumed_history(conversation, conversation.pending, answer)
+        history = self.resumed_history(conversation, pending, answer)
         message = _last_user_text(history)
         turn = conversation.turns  # the paused turn goes on
-        return await self._turn(conversation, history, turn, message, None, session_id)
+        return await self._turn("resume", conversation, history, turn, message, None, session_id)
 
     def abandon_pause(self) -> dict[str, str] | None:
         """Drop the pending question, say what was dropped; None when nothing was pending.
@@ -276,6 +283,20 @@ class Agent:
             Turn(role="tool", tool_call_id=pending.tool_call_id, text=decision),
         ]
 
+    def kept_after_failure(
+        self, door: Door, kept: AgentRunCheckpoint | None, failed: TurnLoop | None
+    ) -> AgentRunCheckpoint | None:
+        """This agent's own conversation after a door failed (the provider failed, a
+        stream broke, a decision was refused; `failed` is the turn that was playing, if
+        one was). The one it had, unchanged: a follow-up continues the last *completed*
+        run, and a question still owed stays owed until it is answered or abandoned."""
+        return kept
+
+    def loaded_checkpoint(self, handed: Checkpointish) -> AgentRunCheckpoint:
+        """A checkpoint handed in, read: validated whole (`load_checkpoint`), so a
+        malformed one is refused with InvalidCheckpointError before anything is sent."""
+        return load_checkpoint(handed)
+
     def identity_for(
         self,
         explicit: Identity | None,
@@ -318,12 +339,12 @@ class Agent:
             raise _pending_error("run", conversation.pending)
         history = [*conversation.history, Turn(role="user", text=message)]
         turn = conversation.turns + 1
-        return await self._turn(conversation, history, turn, message, identity, session_id)
+        return await self._turn(door, conversation, history, turn, message, identity, session_id)
 
     def _admit(self, door: Door, method: str, handed: Checkpointish | None) -> AgentRunCheckpoint:
         """Validate a conversation handed in; refuse another agent's, and refuse to walk
         around this agent's pending question."""
-        loaded = None if handed is None else load_checkpoint(handed)
+        loaded = None if handed is None else self.loaded_checkpoint(handed)
         conversation = AgentRunCheckpoint() if loaded is None else loaded
         owed = self.pending_refusal(door, conversation)
         if owed is not None:
@@ -335,6 +356,7 @@ class Agent:
 
     async def _turn(
         self,
+        door: Door,
         conversation: AgentRunCheckpoint,
         history: Sequence[Turn],
         turn: int,
@@ -365,7 +387,12 @@ class Agent:
         )
         self._in_flight = loop
         try:
-            return await self._commit(await loop.play())
+            try:
+                outcome = await loop.play()
+            except BaseException:
+                self._conversation = self.kept_after_failure(door, self._conversation, loop)
+                raise
+            return await self._commit(outcome)
         finally:
             self._in_flight = None
 
@@ -393,6 +420,16 @@ def _check_text(method: str, field: str, value: object) -> None:
     problem = unicode_problem(value)
     if problem is not None:
         raise InvalidMessageError(method, field, f"not valid Unicode text: {problem}")
+
+
+def _decision_problem(decision: object) -> str | None:
+    """Why `decision` cannot answer a question (None: it can). No decision is not an
+    answer; anything else is sent as text (JSON for non-text), which must be valid."""
+    if decision is None:
+        return "no decision was given"
+    answer = decision if isinstance(decision, str) else json.dumps(decision)
+    problem = unicode_problem(answer)
+    return None if problem is None else f"the decision is not valid Unicode text: {problem}"
 
 
 def _last_user_text(history: Sequence[Turn]) -> str:

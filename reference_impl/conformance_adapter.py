@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 from conformance.adapter import (
@@ -27,7 +28,9 @@ from conformance.adapters._kit import (
     anthropic_client,
     call_service,
     openai_client,
+    provider_failure,
     refusing,
+    reporting_failures,
 )
 from conformance.catalog import (
     ASK_PERSON,
@@ -54,10 +57,12 @@ from . import (
     OpenAIChatProvider,
     OpenAIResponsesProvider,
     PendingQuestionError,
+    RunFailedError,
     RunInFlightError,
     RunResult,
     Tool,
     ToolContext,
+    ToolLoopLimitError,
     ask_person,
 )
 
@@ -69,6 +74,24 @@ _REFUSALS = (
     Refusal(InvalidCheckpointError, RefusalKind.INVALID_CHECKPOINT),
 )
 """The runtime's refusals, in the suite's kinds; anything else propagates."""
+
+
+def _failed(error: BaseException) -> bool:
+    """A run failure: the runtime's own (it carries a checkpoint), or a provider error
+    the runtime let through (it failed before any model call completed)."""
+    return isinstance(error, RunFailedError | ToolLoopLimitError) or provider_failure(error)
+
+
+def _failure_checkpoint(error: BaseException) -> JSON | None:
+    """The last good checkpoint the runtime's error carries; None when it carries none."""
+    if isinstance(error, RunFailedError | ToolLoopLimitError):
+        return error.checkpoint.to_data()
+    return None
+
+
+def failures() -> AbstractContextManager[None]:
+    """How the reference reports a failed run: `RunFailed` with its error's checkpoint."""
+    return reporting_failures(_failure_checkpoint, failed=_failed)
 
 
 def _echo(ctx: ToolContext, text: str = ECHO.default("text")) -> str:
@@ -135,22 +158,22 @@ class ReferenceAgent:
         session_id: str | None = None,
     ) -> RunOutcome:
         named = Identity(**identity.model_dump()) if identity else None
-        with refusing(*_REFUSALS):
+        with failures(), refusing(*_REFUSALS):
             result = await self.agent.run(
                 message, continue_from=continue_from, identity=named, session_id=session_id
             )
         return _outcome(result)
 
     async def follow_up(self, message: str) -> RunOutcome:
-        with refusing(*_REFUSALS):
+        with failures(), refusing(*_REFUSALS):
             return _outcome(await self.agent.follow_up(message))
 
     async def checkpoint(self) -> JSON:
         with refusing(*_REFUSALS):
             return json.loads(self.agent.checkpoint().to_json())
 
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
-        with refusing(*_REFUSALS):
+    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
+        with failures(), refusing(*_REFUSALS):
             return _outcome(await self.agent.resume(checkpoint, decision))
 
     async def abandon_pause(self) -> dict[str, str] | None:

@@ -55,6 +55,17 @@ class PendingQuestionError(AgentError):
         )
 
 
+class DecisionRefusedError(PendingQuestionError):
+    """`resume` was given no decision, or one it cannot send (not text, or text no JSON
+    store can hold). Nothing was sent and the question is still owed: a refused
+    decision is a pending question, never an answer."""
+
+    def __init__(self, tool_name: str, tool_call_id: str, question: str, problem: str) -> None:
+        super().__init__("resume", tool_name, tool_call_id, question)
+        self.problem = problem
+        self.args = (f"resume: {problem}; nothing was sent. {self.args[0]}",)
+
+
 class InvalidMessageError(AgentError):
     """A message (or a resume decision) that cannot be sent: not text, or text a JSON
     store cannot hold. Refused before anything is sent; nothing changed."""
@@ -137,6 +148,7 @@ class RunFailedError(AgentError):
 __all__ = [
     "AgentError",
     "ConversationMismatchError",
+    "DecisionRefusedError",
     "InvalidCheckpointError",
     "InvalidMessageError",
     "MemoryFileError",

@@ -46,7 +46,11 @@ class _MessageParams(_Params):
 
 class _ResumeParams(_Params):
     checkpoint: JSON
-    decision: str
+    decision: str | None
+    """The person's answer, as text; None: the person gave none (yet). A runtime
+    resumes only with an answer it can send: it refuses no decision, or one it cannot
+    take (text no JSON store or UTF-8 wire carries), leaving the question pending —
+    refused as `pending_question`, since the question is still owed."""
 
 
 class _NoParams(_Params):
@@ -117,9 +121,12 @@ AGENT = Surface(
                     RefusalKind.INVALID_CHECKPOINT,
                     RefusalKind.MISMATCH,
                     RefusalKind.RUN_IN_FLIGHT,
+                    RefusalKind.PENDING_QUESTION,
                 }
             ),
-            doc="Answer a paused run's question with `decision`, from its checkpoint.",
+            doc="Answer a paused run's question with `decision`, from its checkpoint; "
+            "`decision` null (no answer) is refused as pending_question, the question "
+            "still owed.",
         ),
         Op(
             "abandon_pause",

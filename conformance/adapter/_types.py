@@ -67,6 +67,22 @@ CompactionTrigger = Literal["turns", "chars"]
 characters; see CompactionSpec)."""
 
 
+class RunFailed(Exception):
+    """Raised by an adapter when a run (any door: run, follow_up, resume) failed — the
+    provider kept failing, a stream broke — rather than answered, paused or refused.
+
+    `checkpoint` is the runtime's last good conversation as plain JSON (what a failed
+    run hands back so the caller can continue it), or None when the runtime hands none
+    back or the adapter cannot get at it: the laws about that checkpoint are then
+    NOT_APPLICABLE for this runtime, never FAILed. A failure the adapter cannot tell from
+    a crash may propagate as any other error (an ERROR, not a verdict)."""
+
+    def __init__(self, message: str, checkpoint: JSON | None = None) -> None:
+        super().__init__(f"run failed: {message}")
+        self.message = message
+        self.checkpoint = checkpoint
+
+
 class CompactionSpec(BaseModel):
     """Fold older turns into a summary the model writes, once the conversation grows.
 

@@ -1,4 +1,4 @@
-"""What the adapters do alike: SDK clients for the fake, and refusals renamed.
+"""What the adapters do alike: SDK clients for the fake, refusals and failures renamed.
 
 Shared facts in a private module, not a base class: each adapter (the three here and
 `reference_impl/conformance_adapter.py`) stays a plain class over its own framework and
@@ -9,14 +9,14 @@ only when an Anthropic client is asked for, since the framework extras do not ne
 from __future__ import annotations
 
 import ssl
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 import httpx
 import openai
 
-from ..adapter import AgentSpec, RefusalKind, Refused
+from ..adapter import JSON, AgentSpec, RefusalKind, Refused, RunFailed
 from ..catalog import service_url
 
 if TYPE_CHECKING:
@@ -84,3 +84,39 @@ def refusing(*refusals: Refusal) -> Iterator[None]:
             if refusal.matches(error):
                 raise Refused(refusal.kind, str(error)) from error
         raise
+
+
+_PROVIDER_STACK = ("openai", "anthropic", "httpx", "httpx2", "httpcore")
+"""The packages whose errors mean the provider failed: the SDKs and their HTTP stack."""
+
+
+def provider_failure(error: BaseException) -> bool:
+    """Did `error` come from the model provider (an HTTP error after the SDK's retries,
+    a stream cut or an error event), here or anywhere down its chain of causes?"""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if any(c.__module__.split(".")[0] in _PROVIDER_STACK for c in type(current).__mro__):
+            return True  # a framework's own subclass of an SDK error counts
+        current = current.__cause__ or current.__context__
+    return False
+
+
+@contextmanager
+def reporting_failures(
+    checkpoint_of: Callable[[BaseException], JSON | None] = lambda error: None,
+    *,
+    failed: Callable[[BaseException], bool] = provider_failure,
+) -> Iterator[None]:
+    """Report a run that failed as `RunFailed` with the runtime's last good checkpoint
+    (`checkpoint_of` the error; None when the runtime hands none back). Only errors
+    `failed` recognises are run failures; anything else propagates as it was (an ERROR)."""
+    try:
+        yield
+    except (Refused, RunFailed):
+        raise
+    except Exception as error:
+        if not failed(error):
+            raise
+        raise RunFailed(f"{type(error).__name__}: {error}", checkpoint_of(error)) from error

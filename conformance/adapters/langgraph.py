@@ -151,7 +151,7 @@ from conformance.catalog import (
 )
 from conformance.wire.ir import Dialect
 
-from ._kit import call_service, openai_http
+from ._kit import call_service, openai_http, reporting_failures
 
 PACKAGE = "langgraph"
 """The distribution under test, as expectations/langgraph.toml pins it."""
@@ -238,7 +238,10 @@ class LangGraphAgent:
     async def _invoke(self, payload: Any, thread: str, context: RunContext | None) -> RunOutcome:
         """Invoke the graph on `thread`, which the agent holds from now on."""
         self._thread = thread
-        result = await self._graph.ainvoke(payload, _config(thread), context=context)
+        # a provider failure propagates out of the graph; the thread keeps what its last
+        # completed super-step wrote, which this adapter does not hand back: no checkpoint
+        with reporting_failures():
+            result = await self._graph.ainvoke(payload, _config(thread), context=context)
         return _outcome(thread, result)
 
     async def run(
@@ -271,13 +274,16 @@ class LangGraphAgent:
         state = await self._graph.aget_state(_config(self._thread))
         return _as_json(self._thread, state.values.get("messages", []))
 
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
+    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
         if not isinstance(checkpoint, dict) or not isinstance(checkpoint.get("thread_id"), str):
             raise ValueError(
                 "resume: not a checkpoint of this adapter (a JSON object naming the paused "
                 "thread as 'thread_id'); pass the checkpoint the paused run returned"
             )
-        return await self._invoke(Command(resume=decision), checkpoint["thread_id"], None)
+        # no decision: invoke the thread with no input and no resume value, which re-runs
+        # the interrupted node, whose interrupt() has nothing to return and pauses again
+        payload: Command[Any] | None = None if decision is None else Command(resume=decision)
+        return await self._invoke(payload, checkpoint["thread_id"], None)
 
     async def abandon_pause(self) -> dict[str, str] | None:
         if self._thread is None:

@@ -139,7 +139,7 @@ from conformance.adapter import (
 from conformance.catalog import ASK_PERSON, CALL_SERVICE, ECHO, WHOAMI, ToolName, WhoamiReport
 from conformance.wire.ir import Dialect
 
-from ._kit import Refusal, call_service, openai_client, refusing
+from ._kit import Refusal, call_service, openai_client, refusing, reporting_failures
 
 PACKAGE = "openai-agents"
 DEFAULT_NAME = "agent"
@@ -252,14 +252,16 @@ class OpenAIAgentsUnderTest:
         if isinstance(continue_from, dict):
             state = await self._restore(continue_from, named)
             state.add_input(message)
-            result = await Runner.run(self.agent, state)
+            with reporting_failures():  # the SDK raises the provider's error: no RunResult
+                result = await Runner.run(self.agent, state)
         else:
             items = list(continue_from or [])
-            result = await Runner.run(
-                self.agent,
-                [*items, {"role": "user", "content": message}] if items else message,
-                context={"identity": named},
-            )
+            with reporting_failures():
+                result = await Runner.run(
+                    self.agent,
+                    [*items, {"role": "user", "content": message}] if items else message,
+                    context={"identity": named},
+                )
         outcome = _outcome(result)
         self._held = outcome.checkpoint
         return outcome
@@ -283,7 +285,7 @@ class OpenAIAgentsUnderTest:
             )
         return self._held
 
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
+    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
         if not isinstance(checkpoint, dict):
             raise ValueError(
                 "resume(): the checkpoint must be a paused run's RunState JSON (a dict, "
@@ -291,9 +293,12 @@ class OpenAIAgentsUnderTest:
             )
         state = await self._restore(checkpoint)
         for item in state.get_interruptions():
+            if decision is None:  # no decision: the call stays neither approved nor rejected
+                continue
             self._decisions[_pending(item).tool_call_id] = decision
             state.approve(item)
-        outcome = _outcome(await Runner.run(self.agent, state))
+        with reporting_failures():
+            outcome = _outcome(await Runner.run(self.agent, state))
         self._held = outcome.checkpoint
         return outcome
 

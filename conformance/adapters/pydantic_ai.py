@@ -114,7 +114,7 @@ from ..adapter import (
 )
 from ..catalog import ASK_PERSON, CALL_SERVICE, ECHO, WHOAMI, ToolName, WhoamiReport
 from ..wire.ir import Dialect
-from ._kit import Refusal, call_service, openai_client, refusing
+from ._kit import Refusal, call_service, openai_client, refusing, reporting_failures
 
 PACKAGE = "pydantic-ai-slim"
 PENDING_MARK = "unprocessed tool calls"
@@ -190,6 +190,12 @@ _REFUSALS = (
 """pydantic-ai's own refusals, in the suite's kinds; anything else propagates."""
 
 
+_NO_DECISION = Refusal(
+    UserError, RefusalKind.PENDING_QUESTION, "results need to be provided for all deferred"
+)
+"""resume without a decision: pydantic-ai's own refusal, before anything is sent."""
+
+
 class PydanticAIAgent:
     """One pydantic-ai Agent, and the last conversation a run handed back to its caller."""
 
@@ -209,7 +215,9 @@ class PydanticAIAgent:
         # one next to it (UserError: "passing both is ambiguous"): on a continued run the
         # identity travels as deps alone, and the Conversation's id stays the run's.
         named_id = identity.conversation_id if identity and conversation is None else None
-        with refusing(*_REFUSALS):
+        # A provider failure (ModelHTTPError and the like, after the SDK's retries) leaves
+        # no Conversation behind: RunFailed without a checkpoint, and _last unchanged.
+        with reporting_failures(), refusing(*_REFUSALS):
             result: AgentRunResult[Any] = await self.agent.run(
                 message,
                 conversation=conversation,
@@ -245,11 +253,15 @@ class PydanticAIAgent:
             raise LookupError("no run on this agent has returned a Conversation yet")
         return _checkpoint(self._last)
 
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
+    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
         conversation = _conversation(checkpoint)
         asked = conversation.deferred_tool_requests
-        calls: dict[str, Any] = {c.tool_call_id: decision for c in asked.calls} if asked else {}
-        return await self._run(None, conversation, results=DeferredToolResults(calls=calls))
+        # no decision: the deferred call gets no result, as a caller without one would run
+        answered = asked.calls if asked and decision is not None else []
+        calls: dict[str, Any] = {c.tool_call_id: decision for c in answered}
+        # pydantic-ai refuses deferred calls left without a result: the question still owed
+        with refusing(_NO_DECISION):
+            return await self._run(None, conversation, results=DeferredToolResults(calls=calls))
 
     async def abandon_pause(self) -> dict[str, str] | None:
         conversation = self._last

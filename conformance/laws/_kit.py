@@ -22,18 +22,24 @@ from ..adapter import (
     Implementation,
     RefusalKind,
     Refused,
+    RunFailed,
     RunOutcome,
 )
+from ..errors import AdapterFailure as _AdapterFailure
+from ..errors import AdapterReportedError as _AdapterReportedError
 from ..replay.hypothesis_examples import reproducing
 from ..runner.fixtures import FAKE_KEY, AgentFactory
 from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
 from ..wire import (
+    Call,
     Exchange,
+    Fault,
     Hold,
     MintedValues,
     React,
     RequestIR,
     ScriptedProvider,
+    StreamError,
     Text,
     ToolCalls,
     parallel_calls,
@@ -79,6 +85,16 @@ def premise(law: str, holds: bool, message: str) -> None:
         raise PremiseNotMet(law, message)
 
 
+def untyped(error: BaseException) -> bool:
+    """Is `error` one a runtime must not raise at a door: neither a refusal nor a failed
+    run, but the runtime's own crash (in-process, or reported by a `cmd:` adapter)? The
+    harness's own failures (a timeout, a crash of the adapter process) are not: they
+    stay ERROR and TIMEOUT, never a law's FAIL."""
+    if isinstance(error, Refused | RunFailed):
+        return False
+    return isinstance(error, _AdapterReportedError) or not isinstance(error, _AdapterFailure)
+
+
 def roundtrip(checkpoint: Any) -> Any:
     """What a store hands back: the checkpoint as JSON text, parsed again."""
     return json.loads(json.dumps(checkpoint, allow_nan=False))
@@ -93,10 +109,12 @@ __all__ = [
     "AgentFactory",
     "AgentSpec",
     "AgentUnderTest",
+    "Call",
     "Capability",
     "CompactionSpec",
     "Dialect",
     "Exchange",
+    "Fault",
     "Hold",
     "IdentitySpec",
     "Implementation",
@@ -107,9 +125,11 @@ __all__ = [
     "RefusalKind",
     "Refused",
     "RequestIR",
+    "RunFailed",
     "RunOutcome",
     "ScriptedProvider",
     "Step",
+    "StreamError",
     "Text",
     "ToolCalls",
     "declares",
@@ -120,4 +140,5 @@ __all__ = [
     "roundtrip",
     "text",
     "tool_call",
+    "untyped",
 ]

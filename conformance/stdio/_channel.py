@@ -20,12 +20,12 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 
-from ..adapter import Refused
+from ..adapter import Refused, RunFailed
 from ..errors import AdapterCrashed, AdapterFailure, AdapterProtocolError, AdapterReportedError
 from ._process import MAX_LINE, AdapterProcess
 from ._reply_line import UnreadableReply, clip, read_reply, read_result, summary
 from ._stderr import StderrTail
-from .protocol import REQUESTS, OkReply, RefusedReply, Reply
+from .protocol import REQUESTS, FailedReply, OkReply, RefusedReply, Reply
 
 _EXIT_AFTER_EOF = 1.0
 """Seconds to wait for an exit after stdout closed, to tell a crash (which reports its
@@ -233,6 +233,8 @@ def outcome_of(op: str, delivered: Delivered) -> Any:
         return delivered.result
     if isinstance(reply, RefusedReply):
         raise Refused(reply.kind, reply.message)
+    if isinstance(reply, FailedReply):
+        raise RunFailed(reply.message, reply.checkpoint)
     raise AdapterReportedError(op, reply.message, reply.traceback)
 
 

@@ -162,6 +162,18 @@ class RefusedReply(_Message):
     message: str
 
 
+class FailedReply(_Message):
+    """The run failed (the provider kept failing, a stream broke) instead of answering,
+    pausing or being refused: the suite's `RunFailed`. `checkpoint` is the runtime's last
+    good conversation, or null when it hands none back (the laws about it are then
+    NOT_APPLICABLE)."""
+
+    seq: Seq
+    status: Literal["failed"] = "failed"
+    message: str
+    checkpoint: Any = None
+
+
 class ErrorReply(_Message):
     """Anything else went wrong in the adapter or the runtime (an ERROR, not a verdict)."""
 
@@ -171,7 +183,7 @@ class ErrorReply(_Message):
     traceback: str = ""
 
 
-Reply = Annotated[OkReply | RefusedReply | ErrorReply, Field(discriminator="status")]
+Reply = Annotated[OkReply | RefusedReply | FailedReply | ErrorReply, Field(discriminator="status")]
 REPLIES: TypeAdapter[Reply] = TypeAdapter(Reply)
 
 
@@ -272,6 +284,7 @@ __all__ = [
     "CanExplainRequest",
     "CheckpointRequest",
     "ErrorReply",
+    "FailedReply",
     "FollowUpRequest",
     "ImplementationInfo",
     "LastIdentityRequest",

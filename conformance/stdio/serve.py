@@ -20,13 +20,14 @@ from typing import IO, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from ..adapter import AGENT, AgentUnderTest, Delivery, Implementation, Refused
+from ..adapter import AGENT, AgentUnderTest, Delivery, Implementation, Refused, RunFailed
 from ..wire.ir import Dialect
 from ._reply_line import summary
 from .protocol import (
     PROTOCOL_VERSION,
     REQUESTS,
     ErrorReply,
+    FailedReply,
     ImplementationInfo,
     OkReply,
     RefusedReply,
@@ -71,6 +72,10 @@ class _Server:
             result = await self.dispatch(request)
         except Refused as refusal:
             self.write(RefusedReply(seq=request.seq, kind=refusal.kind, message=refusal.message))
+        except RunFailed as failure:
+            self.write(
+                FailedReply(seq=request.seq, message=failure.message, checkpoint=failure.checkpoint)
+            )
         except Exception as error:
             self.write(
                 ErrorReply(

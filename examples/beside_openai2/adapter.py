@@ -27,6 +27,7 @@ from conformance.adapter import (
     IdentitySpec,
     RefusalKind,
     Refused,
+    RunFailed,
     RunOutcome,
 )
 from conformance.catalog import TOOLS, WhoamiReport, service_url
@@ -48,7 +49,48 @@ def _history(checkpoint: JSON) -> list[Message]:
         for m in messages
     ):
         raise Refused(RefusalKind.INVALID_CHECKPOINT, "its messages are not chat messages")
+    problem = _unpaired(messages)
+    if problem is not None:
+        raise Refused(RefusalKind.INVALID_CHECKPOINT, problem)
     return json.loads(json.dumps(messages))  # a copy: the caller's data stays theirs
+
+
+def _a_call(call: Any) -> bool:
+    """Is `call` a Chat Completions function call (id, name, arguments as JSON text)?"""
+    function = call.get("function") if isinstance(call, dict) else None
+    return (
+        isinstance(call, dict)
+        and isinstance(call.get("id"), str)
+        and call.get("type") == "function"
+        and isinstance(function, dict)
+        and isinstance(function.get("name"), str)
+        and isinstance(function.get("arguments"), str)
+    )
+
+
+def _unpaired(messages: list[Any]) -> str | None:
+    """Why these messages are no conversation the API takes (None: they are): every tool
+    result answers a call of the assistant message before it, and every call is answered
+    before anything else is said."""
+    owed: set[str] = set()
+    seen: set[str] = set()
+    for index, message in enumerate(messages):
+        if message["role"] == "tool":
+            answers = message.get("tool_call_id")
+            if not isinstance(answers, str) or answers not in owed:
+                return f"messages.{index}: a tool result for no call the assistant made"
+            owed.discard(answers)
+            continue
+        if owed:
+            return f"messages.{index}: calls {sorted(owed)} were never answered"
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list) or not all(_a_call(c) for c in calls):
+            return f"messages.{index}.tool_calls: not a list of calls with ids"
+        owed = {c["id"] for c in calls}
+        if len(owed) < len(calls) or owed & seen:
+            return f"messages.{index}.tool_calls: a call id is used twice"
+        seen |= owed
+    return f"calls {sorted(owed)} were never answered" if owed else None
 
 
 class ChatAgent:
@@ -75,11 +117,15 @@ class ChatAgent:
             for name in self.spec.tools
         ]
         for _ in range(MAX_TOOL_ROUNDS):
-            reply = await self.client.chat.completions.create(
-                model=self.spec.model,
-                messages=[*system, *conversation],
-                **({"tools": tools} if tools else {}),
-            )
+            try:
+                reply = await self.client.chat.completions.create(
+                    model=self.spec.model,
+                    messages=[*system, *conversation],
+                    **({"tools": tools} if tools else {}),
+                )
+            except openai.APIError as error:  # after the SDK's retries: the run failed
+                # no checkpoint of the failed turn is kept: the last completed one stays
+                raise RunFailed(f"{type(error).__name__}: {error}") from error
             said = reply.choices[0].message
             if not said.tool_calls:
                 answer = said.content or ""
@@ -135,7 +181,7 @@ class ChatAgent:
             raise Refused(RefusalKind.NO_CONVERSATION, "no completed run yet")
         return {"version": VERSION, "messages": [dict(m) for m in self.last]}
 
-    async def resume(self, checkpoint: JSON, decision: str) -> RunOutcome:
+    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
         raise NotImplementedError("pause is not declared")
 
     async def abandon_pause(self) -> dict[str, str] | None:

@@ -106,6 +106,10 @@ async function handle(line) {
     const kind = REFUSALS[error.name];
     if (kind) {
       reply({ seq: request.seq, status: "refused", kind, message: error.message });
+    } else if (error.name === "ProviderError") {
+      // The run failed; this runtime hands back no checkpoint of a failed run (the
+      // agent keeps its last completed one), so there is none to report.
+      reply({ seq: request.seq, status: "failed", message: error.message, checkpoint: null });
     } else {
       reply({
         seq: request.seq,

@@ -16,6 +16,9 @@ export class ConversationMismatchError extends Error {
 export class RunInFlightError extends Error {
   name = "RunInFlightError";
 }
+export class ProviderError extends Error {
+  name = "ProviderError";
+}
 export class InvalidCheckpointError extends Error {
   name = "InvalidCheckpointError";
 }
@@ -207,14 +210,20 @@ export class Agent {
         function: { name, description: TOOLS[name].description, parameters: TOOLS[name].parameters },
       }));
     }
-    const response = await fetch(`${this.baseUrl}/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${this.apiKey}` },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
+    let response;
+    let text;
+    try {
+      response = await fetch(`${this.baseUrl}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${this.apiKey}` },
+        body: JSON.stringify(body),
+      });
+      text = await response.text();
+    } catch (error) {
+      throw new ProviderError(`the provider could not be reached: ${error.message}`);
+    }
     if (!response.ok) {
-      throw new Error(`the provider answered ${response.status}: ${text.slice(0, 500)}`);
+      throw new ProviderError(`the provider answered ${response.status}: ${text.slice(0, 500)}`);
     }
     return JSON.parse(text).choices[0].message;
   }

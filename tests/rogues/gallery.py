@@ -13,6 +13,7 @@ from reference_impl.conformance_adapter import ReferenceImplementation
 
 from . import conversation_rogues as conv
 from . import coverage_rogues as cover
+from . import failure_rogues as failure
 from . import identity_rogues as ident
 from . import semantics_rogues as semantics
 from . import timing_rogues as timing
@@ -250,6 +251,27 @@ ROGUES: tuple[Rogue, ...] = (
         "identity-carried-one-hop",
         ("checkpoint.carries-identity",),
         cover.IdentityCarriedOneHop,
+    ),
+    # failure paths (issue 13 §1)
+    Rogue(
+        "follow-up-continues-failed-history",
+        ("failure.follow-up-continues-last-completed", "failure.checkpoint-is-last-completed"),
+        failure.FollowUpContinuesFailedHistory,
+    ),
+    Rogue(
+        "failed-resume-clears-pending",
+        ("failure.failed-resume-stays-pending",),
+        failure.FailedResumeClearsPending,
+    ),
+    Rogue(
+        "error-checkpoint-carries-half-work",
+        ("failure.hands-back-last-good-checkpoint",),
+        failure.ErrorCheckpointCarriesHalfWork,
+    ),
+    Rogue(
+        "accepts-malformed-checkpoint",
+        ("failure.malformed-checkpoint-refused",),
+        failure.AcceptsMalformedCheckpoint,
     ),
 )
 

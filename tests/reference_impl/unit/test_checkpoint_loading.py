@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from reference_impl import (
     Agent,
     AgentRunCheckpoint,
+    DecisionRefusedError,
     InvalidCheckpointError,
     InvalidMessageError,
     ToolCall,
@@ -285,5 +286,6 @@ async def test_a_message_that_is_not_text_is_refused_before_anything_is_sent(mes
             pending={"tool_name": "approve", "tool_call_id": "a", "question": "?"},
         )
     )
-    with pytest.raises(InvalidMessageError, match="resume: invalid decision"):
+    # a decision that cannot be sent is refused as the question still owed
+    with pytest.raises(DecisionRefusedError, match="resume: the decision is not valid"):
         await agent.resume(paused, "\udc00")

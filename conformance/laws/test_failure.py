@@ -1,0 +1,381 @@
+"""Failure paths are laws too: what each door leaves behind when a run fails.
+
+The seed names the doors by what they continue: `followUp` continues "this instance's
+last completed run", and is sugar for continuing `checkpoint()`. A run that failed did not
+complete, so neither door may continue it; a question a person still owes stays owed
+until it is answered or abandoned, whatever a failed `resume` did. Every failure is made
+by the fake (an HTTP 500 or 429 on every retry, a stream cut mid-answer or ended by an
+error event), and the wire is the evidence: nothing of the failed turn may reach the model
+later as if it had been answered.
+
+A tool that raises is not one of these failures here: the catalog has no tool that can
+be made to fail yet, and a tool's error is the model's to read, not a failed run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from ._kit import (
+    BOOK,
+    NOT_APPLICABLE_PREFIX,
+    THREE,
+    AgentFactory,
+    AgentUnderTest,
+    Capability,
+    Fault,
+    Implementation,
+    RefusalKind,
+    Refused,
+    RequestIR,
+    RunFailed,
+    RunOutcome,
+    ScriptedProvider,
+    Step,
+    StreamError,
+    declares,
+    premise,
+    roundtrip,
+    text,
+    tool_call,
+    untyped,
+)
+
+pytestmark = pytest.mark.asyncio
+
+FAILING = "Check the other order too."
+"""The message of the turn the fake makes fail."""
+REFUND = "Refund order 7, please."
+QUESTION = "Approve a refund for order 7?"
+
+OUTLASTS_RETRIES = 16
+"""Faults scripted for the failing call: more than any SDK's default retries (the
+official SDKs retry 429 and 5xx twice), and unused ones are allowed."""
+
+FAULTS: dict[str, Step] = {
+    "http-500": Fault(status=500),
+    "http-429": Fault(status=429),
+    "stream-cut": StreamError(mode="disconnect"),
+    "stream-error-event": StreamError(mode="event"),
+}
+"""Each way the fake makes a model call fail (a StreamError sent to a request that does
+not stream is a 500)."""
+
+PARTIAL = "partial answer"
+"""What a StreamError streams before it fails: half-work, never an answer."""
+
+ATTEMPTS = ("run", "follow_up", "continue_from")
+"""The doors a new message comes through; `resume` has its own law below."""
+
+
+def failing(fake: ScriptedProvider, fault: Step, *, after_tool_round: bool = False) -> None:
+    """Make every call of the FAILING turn fail (or, `after_tool_round`, every call after
+    its first tool result), however often the runtime retries. Added before the test's
+    own script, so those calls never consume its steps. A later turn (THREE) is never
+    failed: whatever it shows is the evidence."""
+
+    def fails(request: RequestIR) -> bool:
+        texts = request.user_texts()
+        if FAILING not in texts or THREE in texts:
+            return False
+        return not after_tool_round or (
+            bool(request.messages) and request.messages[-1].role == "tool"
+        )
+
+    fake.script([fault] * OUTLASTS_RETRIES, name="failing turn", when=fails, allow_unused=True)
+
+
+async def attempt(door: str, agent: AgentUnderTest, message: str, held: object) -> RunOutcome:
+    """Send `message` through `door`: `run`, `follow_up`, or `run(continue_from=held)`."""
+    if door == "follow_up":
+        return await agent.follow_up(message)
+    if door == "continue_from":
+        return await agent.run(message, continue_from=roundtrip(held))
+    return await agent.run(message)
+
+
+async def fail(law: str, door: str, agent: AgentUnderTest, held: object = None) -> RunFailed:
+    """The FAILING turn through `door`, which must fail: its RunFailed."""
+    try:
+        outcome = await attempt(door, agent, FAILING, held)
+    except RunFailed as failure:
+        return failure
+    premise(law, False, f"{door}: every model call failed, yet it returned {outcome!r}")
+    raise AssertionError("unreachable")
+
+
+async def refusal_of(call: Callable[[], Awaitable[RunOutcome]]) -> Refused | None:
+    """The refusal `call` met, or None when it was answered."""
+    try:
+        await call()
+    except Refused as refusal:
+        return refusal
+    return None
+
+
+def requires(implementation: Implementation, *capabilities: Capability) -> None:
+    missing = [c.value for c in capabilities if not declares(implementation, c)]
+    if missing:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}this door needs {', '.join(missing)}")
+
+
+def no_failed_turn(request: RequestIR, what: str) -> None:
+    """The core of every failure law: nothing of the failed turn is shown as answered."""
+    roles = [m.role for m in request.messages]
+    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+    assert not doubled, (
+        f"{what} showed the model two user turns in a row (messages {doubled[0] - 1} and "
+        f"{doubled[0]}): the failed turn's message was kept as if it had been answered"
+    )
+    assert FAILING not in request.user_texts(), (
+        f"{what} showed the model the failed turn's message {FAILING!r}: a run that failed "
+        "did not complete, and only completed runs are continued"
+    )
+    assert PARTIAL not in " ".join(request.assistant_texts()), (
+        f"{what} showed the model the text a broken stream had begun ({PARTIAL!r}) as if "
+        "it were an answer"
+    )
+
+
+# --- follow_up continues the last completed run ----------------------------------------
+
+
+@pytest.mark.law("failure.follow-up-continues-last-completed")
+@pytest.mark.parametrize("fault", list(FAULTS))
+async def test_a_follow_up_after_a_failed_first_run_has_nothing_to_follow(
+    fake: ScriptedProvider, new_agent: AgentFactory, fault: str
+) -> None:
+    law = "failure.follow-up-continues-last-completed"
+    failing(fake, FAULTS[fault])
+    fake.script([text("Three it is.")], allow_unused=True)
+    agent = await new_agent()
+    await fail(law, "run", agent)
+    sent = len(fake.wire.requests)
+    refusal = await refusal_of(lambda: agent.follow_up(THREE))
+    if refusal is not None:
+        assert len(fake.wire.requests) == sent, "the refused follow-up reached the model"
+        assert refusal.kind is RefusalKind.NO_CONVERSATION, (
+            f"a follow-up after a first run that failed was refused as {refusal.kind.value}, "
+            "not as no_conversation: nothing ever completed, so there is nothing to follow"
+        )
+        return
+    no_failed_turn(fake.wire.last, "a follow-up after a failed first run")
+    raise AssertionError(
+        "a follow-up after a first run that failed was answered: no run had completed, so "
+        "it must be refused as no_conversation, not become a first turn"
+    )
+
+
+@pytest.mark.law("failure.follow-up-continues-last-completed")
+@pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.parametrize("door", ATTEMPTS)
+async def test_a_follow_up_after_a_failed_run_continues_the_last_completed_one(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    fault: str,
+) -> None:
+    if door == "continue_from":
+        requires(implementation, Capability.CONTINUE_FROM)
+    law = "failure.follow-up-continues-last-completed"
+    failing(fake, FAULTS[fault])
+    fake.script([text("Booked."), text("Three it is.")])
+    agent = await new_agent()
+    completed = await agent.run(BOOK)
+    await fail(law, door, agent, completed.checkpoint)
+    await agent.follow_up(THREE)
+    shown = fake.wire.last
+    no_failed_turn(shown, f"a follow-up after a failed {door}")
+    assert shown.turns() == [("user", BOOK), ("assistant", "Booked."), ("user", THREE)], (
+        f"after a failed {door}, the follow-up did not continue the last completed run "
+        f"(the model saw {shown.turns()})"
+    )
+
+
+# --- checkpoint() after a failure ------------------------------------------------------
+
+
+@pytest.mark.law("failure.checkpoint-is-last-completed")
+@pytest.mark.parametrize("fault", ["http-500", "stream-cut"])
+@pytest.mark.parametrize("door", ATTEMPTS)
+async def test_the_checkpoint_after_a_failed_run_is_the_last_completed_one(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    fault: str,
+) -> None:
+    if door == "follow_up":
+        requires(implementation, Capability.FOLLOW_UP)
+    law = "failure.checkpoint-is-last-completed"
+    failing(fake, FAULTS[fault], after_tool_round=True)
+    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
+    agent = await new_agent(tools=("echo",))
+    completed = await agent.run(BOOK)
+    await fail(law, door, agent, completed.checkpoint)
+    stored = roundtrip(await agent.checkpoint())
+    other = await new_agent(tools=("echo",))
+    await other.run(THREE, continue_from=stored)
+    shown = fake.wire.last
+    no_failed_turn(shown, f"continuing checkpoint() taken after a failed {door}")
+    assert shown.turns() == [("user", BOOK), ("assistant", "Booked."), ("user", THREE)], (
+        f"checkpoint() after a failed {door} is not the last completed run's conversation "
+        f"(continuing it showed {shown.turns()})"
+    )
+
+
+# --- a failed run hands back its last good checkpoint -----------------------------------
+
+
+@pytest.mark.law("failure.hands-back-last-good-checkpoint")
+@pytest.mark.parametrize("fault", list(FAULTS))
+@pytest.mark.parametrize("door", ATTEMPTS)
+async def test_a_run_that_failed_after_a_model_call_hands_back_a_continuable_checkpoint(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    door: str,
+    fault: str,
+) -> None:
+    if door == "follow_up":
+        requires(implementation, Capability.FOLLOW_UP)
+    law = "failure.hands-back-last-good-checkpoint"
+    failing(fake, FAULTS[fault], after_tool_round=True)
+    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
+    agent = await new_agent(tools=("echo",))
+    completed = await agent.run(BOOK)
+    failure = await fail(law, door, agent, completed.checkpoint)
+    if failure.checkpoint is None:
+        fake.allow_unused()  # the continued turn's answer is never asked for
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
+    other = await new_agent(tools=("echo",))
+    try:
+        await other.run(THREE, continue_from=roundtrip(failure.checkpoint))
+    except Refused as refusal:
+        raise AssertionError(
+            f"the checkpoint a failed {door} handed back cannot be continued on another "
+            f"agent (refused as {refusal.kind.value}: {refusal.message})"
+        ) from refusal
+    shown = fake.wire.last
+    roles = [m.role for m in shown.messages]
+    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+    assert not doubled, (
+        f"continuing the checkpoint a failed {door} handed back showed two user turns in a "
+        f"row (messages {doubled[0] - 1} and {doubled[0]}): it kept the failed turn's "
+        "message without what answered it"
+    )
+    assert PARTIAL not in " ".join(shown.assistant_texts()), (
+        f"the checkpoint a failed {door} handed back carries the text a broken stream had "
+        f"begun ({PARTIAL!r}): half-work, shown to the model as an answer"
+    )
+    assert shown.turns()[-1] == ("user", THREE), "the continued turn's message is not last"
+    if door != "run":
+        assert shown.turns()[:2] == [("user", BOOK), ("assistant", "Booked.")], (
+            f"the checkpoint a failed {door} handed back lost the completed run before it "
+            f"(continuing it showed {shown.turns()})"
+        )
+
+
+# --- a pending question stays pending ---------------------------------------------------
+
+RESUME_FAILURES = ("no-decision", *FAULTS)
+
+
+@pytest.mark.law("failure.failed-resume-stays-pending")
+@pytest.mark.parametrize("how", RESUME_FAILURES)
+async def test_a_resume_that_fails_leaves_the_question_pending(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation, how: str
+) -> None:
+    if how in FAULTS:
+        # the resumed call (the decision as the asking call's result) fails
+        fake.script(
+            [FAULTS[how]] * OUTLASTS_RETRIES,
+            name="failing resume",
+            when=lambda request: "no" in [m.text for m in request.messages if m.role == "tool"],
+            allow_unused=True,
+        )
+    fake.script(  # a door that does not refuse a new message gets an answer
+        [text("Three it is.")] * 8,
+        name="new messages",
+        when=lambda request: THREE in request.user_texts(),
+        allow_unused=True,
+    )
+    fake.script([tool_call("ask_person", {"question": QUESTION}), text("Refunded.")])
+    agent = await new_agent(tools=("ask_person",))
+    paused = await agent.run(REFUND)
+    premise("pending.resume-continues", paused.paused is not None, "the run did not pause")
+    held = roundtrip(paused.checkpoint)
+    doors: list[tuple[str, Callable[[], Awaitable[RunOutcome]]]] = [
+        ("run", lambda: agent.run(THREE))
+    ]
+    if declares(implementation, Capability.CONTINUE_FROM):
+        doors.append(("run(continue_from=)", lambda: agent.run(THREE, continue_from=held)))
+    if declares(implementation, Capability.FOLLOW_UP):
+        doors.append(("follow_up", lambda: agent.follow_up(THREE)))
+    # Which doors refuse while the question is owed is pending.refuses-new-message's to
+    # judge; this law judges that a failed resume changes none of them.
+    refusing = [door for door, message in doors if await refuses(fake, message)]
+
+    sent = len(fake.wire.requests)
+    try:
+        again = await agent.resume(held, None if how == "no-decision" else "no")
+    except (Refused, RunFailed):
+        pass  # said no, or failed: what the agent does next is the law
+    else:
+        # paused again on the same question is a way of saying it is still owed
+        assert again.paused is not None and again.paused.question == QUESTION, (
+            f"resume ({how}) returned as if the question had been answered "
+            f"({again.answer!r})" + (": no decision was given" if how == "no-decision" else "")
+        )
+    if how == "no-decision":
+        assert len(fake.wire.requests) == sent, (
+            "resume with no decision reached the model: nobody answered the question, so "
+            "nothing may be sent as its answer"
+        )
+    for door, message in doors:
+        if door not in refusing:
+            continue
+        sent = len(fake.wire.requests)
+        refusal = await refusal_of(message)
+        assert refusal is not None, (
+            f"after a failed resume ({how}), a new message through {door} was answered, "
+            "though it was refused while the question was owed: the question is still "
+            "owed, and a message that walks around it is a consent gate anyone can walk "
+            "around"
+        )
+        assert len(fake.wire.requests) == sent, f"the refused {door} reached the model"
+        assert refusal.kind is RefusalKind.PENDING_QUESTION, (
+            f"after a failed resume ({how}), a new message through {door} was refused as "
+            f"{refusal.kind.value}, not as a question still pending"
+        )
+    try:
+        resumed = await agent.resume(held, "yes")
+    except (Refused, RunFailed) as error:
+        raise AssertionError(
+            f"after a failed resume ({how}), the paused checkpoint could not be resumed with "
+            f"a decision ({error}): the question is still owed, so it is still resumable"
+        ) from error
+    assert resumed.answer == "Refunded.", "the question could not be resumed after a failed resume"
+    results = [m.text for m in fake.wire.last.messages if m.role == "tool"]
+    assert results == ["yes"], (
+        f"resuming after a failed resume showed the model the results {results}: the "
+        "question must be answered once, by the decision that finally came"
+    )
+
+
+async def refuses(fake: ScriptedProvider, message: Callable[[], Awaitable[RunOutcome]]) -> bool:
+    """Is `message` refused before anything is sent? A door that raises something else
+    is not judged here (what it should have done is the pending laws' to say)."""
+    sent = len(fake.wire.requests)
+    try:
+        refused = await refusal_of(message) is not None
+    except RunFailed:
+        refused = False
+    except Exception as error:
+        if not untyped(error):
+            raise
+        refused = False
+    return refused and len(fake.wire.requests) == sent
