@@ -41,6 +41,12 @@ BREAKS = {
         # it never refuses: a follow-up with nothing to follow starts a chat
         "DID NOT RAISE",
     ),
+    "failure.follow-up-continues-last-completed": (
+        # the same root cause after a failure: with no completed run (the first failed,
+        # however it failed) a follow-up is answered instead of refused; after a failed
+        # second run it does continue the last completed one, so only this test fails
+        "a follow-up after a first run that failed was answered",
+    ),
 }
 """The laws StatefulChat really breaks, and the words each test's failure must carry."""
 
@@ -55,6 +61,9 @@ PASSES = {
     "checkpoint.final-answer",
     "checkpoint.no-trim",
     "mismatch.default-id-never-refuses",
+    # a failed run leaves the chat as it was; a broken checkpoint is refused or harmless
+    "failure.checkpoint-is-last-completed",
+    "failure.malformed-checkpoint-refused",
 }
 
 
@@ -65,7 +74,13 @@ def not_applicable() -> set[str]:
         law.id
         for law in load_laws().values()
         if not law.planned and not law.retired and not set(law.requires) <= declared
-    }
+    } | NOTHING_TO_JUDGE
+
+
+NOTHING_TO_JUDGE = {
+    # its failed run hands no checkpoint back (RunFailed(None)): nothing to judge, N/A
+    "failure.hands-back-last-good-checkpoint",
+}
 
 
 @pytest.fixture
@@ -106,9 +121,10 @@ def test_a_stateful_runtime_fails_only_the_laws_it_breaks_each_for_its_reason(
     assert not by_outcome.get(Outcome.ERROR) and not by_outcome.get(Outcome.TIMEOUT)
     for law_id, reasons in BREAKS.items():
         failed = [r for r in results.records if r.law == law_id and r.outcome is Outcome.FAIL]
-        assert len(failed) == len(reasons), [r.test for r in failed]
         for reason in reasons:
             assert any(reason in r.detail for r in failed), (reason, [r.detail for r in failed])
+        unexplained = [r.test for r in failed if not any(why in r.detail for why in reasons)]
+        assert not unexplained, unexplained
     stateful = [r for r in results.records if "test_stateful.py" in r.test]
     assert [(r.law, r.outcome) for r in stateful] == [("run.no-history", Outcome.FAIL)]
     assert ran.ret == pytest.ExitCode.TESTS_FAILED
