@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-import httpx
 import openai
 
 from ..adapter import JSON, AgentSpec, RefusalKind, Refused, RunFailed
@@ -34,6 +33,8 @@ class ServiceFailedError(Exception):
 async def call_service(base_url: str, key: str) -> str:
     """The body of the catalog's `call_service`, for any Python adapter: a plain GET to
     the fake, as a tool a user wrote would make one; its failure raised as the tool's."""
+    import httpx  # here, not at import: the respx alias must be set up before httpx loads
+
     async with httpx.AsyncClient(timeout=None) as client:
         reply = await client.get(service_url(base_url, key))
     if reply.status_code != 200:
