@@ -147,8 +147,13 @@ class Collector:
         if outcome is Outcome.FAIL and blamed is not None:
             laws = [blamed]  # the failure named its law: only that one is charged
         premise = unmet_premise(excinfo.value) if excinfo is not None else None
+        if premise is not None and outcome is Outcome.FAIL and not is_assertion:
+            # The test found its premise broken; the fake's complaint (a request the
+            # script did not allow) is the same break seen from the wire, the premise
+            # law's to judge. Charging it here was a false FAIL of the law under test.
+            outcome = Outcome.ERROR
         if outcome is not Outcome.ERROR:
-            premise = None  # the wire broke too: that is a judgment, and it wins
+            premise = None  # a TIMEOUT stands; only an ERROR carries its premise
         # A premise that failed as the manifest expects its law to: the known failure,
         # seen from another test. Expected, so one known bug keeps CI green; a premise law
         # that then passes its own tests is an XPASS, so the run cannot hide it.

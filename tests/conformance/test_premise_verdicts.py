@@ -194,3 +194,43 @@ def test_a_premise_names_a_root_cause_the_registry_does_not_list() -> None:
     records = [record("smoke.one-turn", Outcome.ERROR, premise="run.no-history")]
     assert root_causes(outcomes, records) == {"smoke.one-turn": ["run.no-history"]}
     assert consequence_note(["a.b", "c.d"]) == "possibly a consequence of a.b, c.d"
+
+
+WIRE_LAWS = """
+import httpx
+import pytest
+
+from conformance.laws._kit import premise, text
+
+BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.mark.law("checkpoint.no-trim")
+def test_a_premise_break_the_fake_also_saw(fake):
+    fake.script([text("the only answer scripted")])
+    url = f"{fake.base_url}/chat/completions"
+    sent = [httpx.post(url, json=BODY, headers={"authorization": "Bearer k"}) for _ in "ab"]
+    # the second request is one the script did not allow: the fake saw the break too
+    premise("window.bounds-what-is-shown", len(sent) == 1, "two requests where one was due")
+"""
+
+
+def test_a_premise_the_wire_also_saw_broken_is_still_the_premise_s_error(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """A kind law's test whose core broke: the extra request exhausts the fake's script,
+    which alone would make the test a FAIL. The test named the premise, so it is an
+    ERROR charged to the premise law (a known failure when the manifest expects it)."""
+    suite = nested_suite(pytester, premise_impl=IMPL)
+    suite.makepyfile(test_wire_laws=WIRE_LAWS)
+    results = tmp_path / "results.jsonl"
+    manifest = tmp_path / "manifest.toml"
+    manifest.write_text(f'[law."{WINDOW}"]\noutcome = "FAIL"\nreason = "known"\n')
+    args = [*PLUGIN_ARGS, "-p", "no:conformance.replay.capture"]
+    args += ["--impl", "premise_impl:implementation", "test_wire_laws.py"]
+    suite.runpytest(*args, "--results", str(results))
+    [record] = [r for r in read_results(results).records if r.law == NO_TRIM]
+    assert (record.outcome, record.premise) == (Outcome.ERROR, WINDOW), record
+    suite.runpytest(*args, "--results", str(results), "--expectations", str(manifest))
+    [record] = [r for r in read_results(results).records if r.law == NO_TRIM]
+    assert (record.outcome, record.premise) == (Outcome.XFAIL, WINDOW), record
