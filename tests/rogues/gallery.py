@@ -187,7 +187,9 @@ ROGUES: tuple[Rogue, ...] = (
     # refusal tables (issue 13 §2)
     Rogue(
         "in-flight-guard-set-late",
-        ("in-flight.refused-before-send", "in-flight.refusal-kind", "in-flight.first-run-intact"),
+        # not the kind law: where its guard is late the core broke (the kind's premise),
+        # and where the guard is up it refuses with the right kind
+        ("in-flight.refused-before-send", "in-flight.first-run-intact"),
         timing.InFlightGuardSetLate,
     ),
     Rogue(
