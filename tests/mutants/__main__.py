@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .catalog import catalog_problems, load_mutants
 from .report import DOC, problems, render, summary
-from .runner import ALL_DIALECTS, MutantResult, rejudge, run
+from .runner import ALL_DIALECTS, TARGETS, MutantResult, NotAKeptRun, rejudge, run
 
 
 def _show(result: MutantResult) -> None:
@@ -33,6 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dialects",
         help=f"every mutant in these (e.g. {ALL_DIALECTS}); default: each mutant's own",
+    )
+    parser.add_argument(
+        "--targets",
+        nargs="+",
+        metavar="PYTEST_ARG",
+        help="what the suite runs (pytest --pyargs arguments; default: conformance.laws): "
+        "narrow a check of one law's test, never for --write",
     )
     parser.add_argument("--keep", type=Path, help="keep copies, results and logs here")
     parser.add_argument("--write", action="store_true", help="rewrite docs/mutants.md")
@@ -51,14 +58,25 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"no such mutants: {', '.join(unknown)}")
         mutants = [m for m in mutants if m.id in args.only]
-    if args.write and args.only:
-        parser.error("--write documents the whole catalog: drop --only")
+    if args.write and (args.only or args.targets):
+        parser.error("--write documents the whole catalog and suite: drop --only/--targets")
     if args.rejudge is not None:
-        result = rejudge(mutants, args.rejudge, args.dialects)
+        try:
+            result = rejudge(mutants, args.rejudge, args.dialects)
+        except NotAKeptRun as error:
+            print(f"turnlaw mutants: {error}", file=sys.stderr)
+            return 2
     else:
         folder = args.keep or Path(tempfile.mkdtemp(prefix="turnlaw-mutants-"))
         started = time.monotonic()
-        result = run(mutants, folder, workers=args.workers, dialects=args.dialects, progress=_show)
+        result = run(
+            mutants,
+            folder,
+            workers=args.workers,
+            dialects=args.dialects,
+            targets=tuple(args.targets or TARGETS),
+            progress=_show,
+        )
         print(f"{len(mutants)} runs in {time.monotonic() - started:.0f} s; logs in {folder}")
     print(summary(result))
     found = problems(result)

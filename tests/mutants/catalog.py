@@ -56,6 +56,10 @@ class Mutant:
     """Why no request or outcome can differ; None for a mutant that should be killed."""
     gap: str | None = None
     """For a mutant the suite lets survive: `<class>: why no law sees it`."""
+    outside_seed: str | None = None
+    """Why what this mutant does is something the seeds do not forbid (requests can
+    differ, but no quoted statement says they must not): a miswritten mutant, kept and
+    run so a law that starts to forbid it is noticed, but out of the rate."""
     near_rogue: str | None = None
     """`<rogue id>: how this mutant differs`, for one close to a shipped rogue (none may
     copy one: a mutant measures what the rogues do not already show)."""
@@ -69,6 +73,11 @@ class Mutant:
     def module(self) -> str:
         """The dotted module the mutated file is (`reference_impl.providers.openai_chat`)."""
         return self.file.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+
+    @property
+    def counted(self) -> bool:
+        """Whether it belongs in the kill rate: it does something the seeds forbid."""
+        return self.equivalent is None and self.outside_seed is None
 
     @property
     def gap_class(self) -> str | None:
@@ -134,6 +143,8 @@ def catalog_problems(mutants: list[Mutant], root: Path = ROOT) -> list[str]:
             found.append(f"{where} gap class {mutant.gap_class!r} is none of {list(GAP_CLASSES)}")
         if mutant.gap is not None and mutant.equivalent is not None:
             found.append(f"{where} an equivalent mutant is no gap")
+        if mutant.outside_seed is not None and (mutant.gap or mutant.equivalent):
+            found.append(f"{where} a mutant outside the seed is neither a gap nor equivalent")
         if mutant.near_rogue is not None:
             rogue = mutant.near_rogue.split(":", 1)[0].strip()
             if rogue not in rogue_ids():

@@ -32,7 +32,10 @@ two workers on a shared two-core machine.
   **survived**: every law passed.
 - **equivalent**: the catalog proves no request or outcome can differ; they run too
   (a killed "equivalent" is a wrong proof) but stay out of the rate.
-- kill rate = (killed + crashed) / non-equivalent.
+- **outside the seed**: the mutant changes what is sent, but no statement of the seeds
+  forbids the change (it was miswritten as a defect); it runs too (a law that kills it
+  forbids more than the seed says) but stays out of the rate.
+- kill rate = (killed + crashed) / the rest.
 """
 
 
@@ -58,6 +61,11 @@ def problems(run: MutantRun) -> list[str]:
         if r.mutant.equivalent is not None and r.verdict in (Verdict.KILLED, Verdict.CRASHED)
     ]
     found += [
+        f"{r.mutant.id}: marked outside the seed but {r.verdict.value} by {_laws(r)}"
+        for r in run.results
+        if r.mutant.outside_seed is not None and r.verdict in (Verdict.KILLED, Verdict.CRASHED)
+    ]
+    found += [
         f"{r.mutant.id}: its gap is analysed but it was {r.verdict.value}: drop `gap`"
         for r in run.results
         if r.mutant.gap is not None and r.verdict in (Verdict.KILLED, Verdict.CRASHED)
@@ -72,7 +80,8 @@ def summary(run: MutantRun) -> str:
     return (
         f"{len(run.results)} mutants: {counts[Verdict.KILLED]} killed, "
         f"{counts[Verdict.CRASHED]} crashed, {counts[Verdict.SURVIVED]} survived "
-        f"({sum(1 for r in run.results if r.mutant.equivalent)} marked equivalent), "
+        f"({sum(1 for r in run.results if r.mutant.equivalent)} marked equivalent, "
+        f"{sum(1 for r in run.results if r.mutant.outside_seed)} outside the seed), "
         f"{counts[Verdict.BROKEN]} broken; kill rate {dead}/{counted} = {rate:.1f}%"
     )
 
@@ -85,13 +94,15 @@ def render(run: MutantRun) -> str:
     for r in run.results:
         m = r.mutant
         dialects = run.dialects or m.dialects
-        verdict = (
-            "equivalent" if m.equivalent and r.verdict is Verdict.SURVIVED else r.verdict.value
-        )
+        verdict = r.verdict.value
+        if r.verdict is Verdict.SURVIVED and m.equivalent:
+            verdict = "equivalent"
+        elif r.verdict is Verdict.SURVIVED and m.outside_seed:
+            verdict = "outside the seed"
         lines.append(
             f"| `{m.id}` | {m.family} | `{m.door}` | {dialects} | {verdict} | {_laws(r)} |"
         )
-    survivors = [r for r in run.of(Verdict.SURVIVED) if r.mutant.equivalent is None]
+    survivors = [r for r in run.of(Verdict.SURVIVED) if r.mutant.counted]
     lines += ["", "## Survivors: the gaps", ""]
     lines += [
         "Each survivor is a runtime that does something the seed forbids while every law "
@@ -126,4 +137,14 @@ def render(run: MutantRun) -> str:
     lines += ["## Equivalent mutants", ""]
     for r in equivalents:
         lines.append(f"- `{r.mutant.id}` ({r.verdict.value}): {_cell(r.mutant.equivalent or '')}")
+    outside = [r for r in run.results if r.mutant.outside_seed]
+    if outside:
+        lines += ["", "## Outside the seed", ""]
+        lines += [
+            "Each of these sends something different, and none breaks a statement of the "
+            "seeds: the reason quotes what the seed leaves open.",
+            "",
+        ]
+    for r in outside:
+        lines.append(f"- `{r.mutant.id}` ({r.verdict.value}): {_cell(r.mutant.outside_seed or '')}")
     return "\n".join(lines).rstrip() + "\n"

@@ -71,8 +71,8 @@ class MutantRun:
         return [r for r in self.results if r.verdict is verdict]
 
     def kill_rate(self) -> tuple[int, int]:
-        """(killed or crashed, non-equivalent mutants)."""
-        counted = [r for r in self.results if r.mutant.equivalent is None]
+        """(killed or crashed, counted mutants: neither equivalent nor outside the seed)."""
+        counted = [r for r in self.results if r.mutant.counted]
         dead = [r for r in counted if r.verdict in (Verdict.KILLED, Verdict.CRASHED)]
         return len(dead), len(counted)
 
@@ -222,9 +222,18 @@ def run(
     return MutantRun([done[m.id] for m in mutants], folder, dialects)
 
 
+class NotAKeptRun(Exception):
+    """The folder handed to `--rejudge` is not a kept run of these mutants."""
+
+
 def rejudge(mutants: Sequence[Mutant], folder: Path, dialects: str | None = None) -> MutantRun:
     """The verdicts of a kept run (`--keep DIR`), read again without running anything:
     for re-rendering docs/mutants.md after the catalog's analysis changed."""
+    missing = [m.id for m in mutants if not (folder / m.id).is_dir()]
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        shown = ", ".join(missing[:5]) + more
+        raise NotAKeptRun(f"{folder} holds no run of {shown}: keep a whole run with --keep DIR")
     results = []
     for mutant in mutants:
         timed_out = (folder / mutant.id / "timed-out").exists()

@@ -36,3 +36,15 @@ def test_a_killed_and_an_equivalent_mutant(tmp_path: Path) -> None:
     doc = render(result)
     assert f"| `{KILLED}` | continue-from | `run(continue_from=)` | openai-chat | killed |" in doc
     assert f"- `{EQUIVALENT}` (survived): " in doc
+
+
+def test_rejudging_a_folder_that_holds_no_run_is_a_typed_refusal(tmp_path: Path) -> None:
+    import pytest
+
+    from tests.mutants.__main__ import main
+    from tests.mutants.runner import NotAKeptRun, rejudge
+
+    (tmp_path / KILLED).mkdir()  # one mutant's folder, the rest missing: a partial run
+    with pytest.raises(NotAKeptRun, match="holds no run of"):
+        rejudge(load_mutants(), tmp_path)
+    assert main(["--rejudge", str(tmp_path)]) == 2
