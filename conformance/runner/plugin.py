@@ -19,7 +19,7 @@ from hypothesis import settings
 from ..adapter import Capability, Implementation
 from ..errors import AdapterGaveUp
 from ..pytest_plugin import session_redactor
-from ..registry import RegistryError, law
+from ..registry import SMOKE_LAW, RegistryError, law
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from ._run_state import (
@@ -45,7 +45,6 @@ register_profiles()  # before --hypothesis-profile is read; tests/conftest.py re
 DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
 REFERENCE_SDKS = frozenset({"openai", "anthropic"})
 """What the reference runtime imports that the suite does not (the `reference` extra)."""
-SMOKE_LAW = "smoke.one-turn"
 DEFAULT_CALL_TIMEOUT = 30.0
 DEFAULT_TEST_TIMEOUT = 240.0
 """A law test's own deadline (pytest-timeout), for a runtime that blocks the event loop

@@ -39,7 +39,7 @@ MAX_TOOL_ROUNDS = 8
 ROLES = ("user", "assistant", "tool")
 
 
-def _history(checkpoint: JSON) -> list[Message]:
+def history_of(checkpoint: JSON) -> list[Message]:
     """A checkpoint's messages, or a refusal: this runtime's own format, checked whole."""
     if not isinstance(checkpoint, dict) or checkpoint.get("version") != VERSION:
         raise Refused(RefusalKind.INVALID_CHECKPOINT, "not a checkpoint of this runtime")
@@ -168,7 +168,7 @@ class ChatAgent:
     ) -> RunOutcome:
         if identity is not None or session_id is not None:
             raise NotImplementedError("identity and session_id are not declared")
-        history = [] if continue_from is None else _history(continue_from)
+        history = [] if continue_from is None else history_of(continue_from)
         return await self._turn(history, message)
 
     async def follow_up(self, message: str) -> RunOutcome:

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from conformance.adapter import JSON, AgentSpec, Capability, IdentitySpec, RunOutcome
 from conformance.wire.ir import Dialect
-from examples.beside_openai2.adapter import VERSION, ChatAgent, _history
+from examples.beside_openai2.adapter import VERSION, ChatAgent, history_of
 
 
 class StatefulChatAgent(ChatAgent):
@@ -38,7 +38,7 @@ class StatefulChatAgent(ChatAgent):
         if identity is not None or session_id is not None:
             raise NotImplementedError("identity and session_id are not declared")
         if continue_from is not None:
-            self.last = _history(continue_from)  # loading a chat replaces the one held
+            self.last = history_of(continue_from)  # loading a chat replaces the one held
         return await self._turn(self.last or [], message)
 
     async def follow_up(self, message: str) -> RunOutcome:
