@@ -12,6 +12,7 @@ project, whose root is not the suite's to fill.
 
 from __future__ import annotations
 
+import re
 import shlex
 import tempfile
 from pathlib import Path
@@ -26,7 +27,7 @@ from ..runner.outcomes import Outcome
 from ..wire import ScriptedProvider
 from .counters import counter_values
 from .hypothesis_examples import extract_example
-from .model import ReproFile, TestRef, source_sha256
+from .model import LAW_MODULE_PATTERN, ReproFile, TestRef, source_sha256
 
 WORTH_REPLAYING = {Outcome.FAIL, Outcome.ERROR, Outcome.TIMEOUT}
 _COUNTERS = pytest.StashKey[dict[str, int]]()
@@ -107,6 +108,10 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
     law, record = charged[0]
     module = getattr(item, "module", None)
     if module is None or not getattr(module, "__file__", None):
+        return None
+    if not re.fullmatch(LAW_MODULE_PATTERN, module.__name__):
+        # a law-marked test of the user's own: a replay imports only the suite's law
+        # modules (a repro file must not name code to run), so there is nothing to write
         return None
     callspec = getattr(item, "callspec", None)
     dialect = callspec.params.get("dialect") if callspec is not None else None

@@ -75,8 +75,8 @@ def run_laws(
     suite = nested_suite(pytester, premise_impl=IMPL)
     suite.makepyfile(test_laws=LAWS.format(window=window, set_up=set_up, no_trim=no_trim))
     # These law tests are not the suite's own (conformance.laws), which is all a repro file
-    # may name: no repro capture.
-    args = [*PLUGIN_ARGS, "-p", "no:conformance.replay.capture"]
+    # may name: the capture writes none for them, and must not crash trying.
+    args = [*PLUGIN_ARGS, "--repro-dir", str(tmp_path / "repro")]
     args += ["--impl", "premise_impl:implementation", "test_laws.py"]
     results, report_md = tmp_path / "reference.jsonl", tmp_path / "report.md"
     args += ["--results", str(results), "--report-md", str(report_md)]
@@ -101,6 +101,9 @@ def test_a_failed_premise_is_an_error_marked_as_a_consequence_of_its_law(
     assert record.premise == WINDOW
     assert f"premise not met: {WINDOW}: the set-up's window showed all" in record.detail
     assert run.ret == pytest.ExitCode.TESTS_FAILED
+    # a user's own law module (not conformance.laws) gets no repro file, and no crash
+    assert not (tmp_path / "repro").exists() or not list((tmp_path / "repro").iterdir())
+    assert "INTERNALERROR" not in run.stdout.str()
     consequence = f"possibly a consequence of {WINDOW}"
     assert any(NO_TRIM in line and consequence in line for line in run.outlines), run.outlines
     markdown = (tmp_path / "report.md").read_text()
