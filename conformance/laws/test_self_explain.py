@@ -29,6 +29,7 @@ from ._kit import (
     RequestIR,
     ScriptedProvider,
     Step,
+    Text,
     ToolCalls,
     premise,
     text,
@@ -261,3 +262,108 @@ async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
                     f"{where}: a run had completed (can_explain() said {can_explain}), yet the "
                     f"trace tool {tool!r} answered {result[:200]!r}"
                 )
+
+
+def needs_pause(implementation: Implementation) -> None:
+    if Capability.PAUSE not in implementation.capabilities:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}a paused run needs {Capability.PAUSE.value}")
+
+
+@pytest.mark.law("self-explain.not-before-a-completed-turn")
+async def test_a_paused_run_after_a_completed_one_leaves_something_to_explain(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """Neither honest reason holds once a run has completed: the next run pausing does
+    not un-complete it (evidence binds at the end of a run, and stays bound)."""
+    needs_pause(implementation)
+    fake.script(
+        [text("Booked."), tool_call("ask_person", {"question": QUESTION})],
+    )
+    agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
+    done = await agent.run(BOOK)
+    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
+    paused = await agent.run("Refund order 7, please.")
+    premise(
+        "pending.resume-continues",
+        paused.paused is not None and len(fake.wire.requests) == 2,
+        "the second run did not pause",
+    )
+    assert await agent.can_explain(), (
+        "can_explain() was false while the agent's second run was paused, although its "
+        "first run had completed: the paused run erased the completed run's evidence"
+    )
+
+
+@pytest.mark.law("self-explain.trace-tools-say-so")
+async def test_the_trace_tool_reads_the_completed_run_through_a_pause(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """Resumed, the run in flight is still not evidence, but the one completed before it
+    is: the trace tool must not answer as if none had completed."""
+    needs_pause(implementation)
+    tool = trace_tool_of(implementation)
+    activation = trace_activation_of(implementation)
+    steps: list[Step] = [text("Booked."), tool_call("ask_person", {"question": QUESTION})]
+    steps += [calling(activation)] if activation else []
+    steps += [calling(tool), text("Refunded.")]
+    fake.script(steps)
+    agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
+    done = await agent.run(BOOK)
+    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
+    paused = await agent.run("Refund order 7, please.")
+    premise(
+        "pending.resume-continues",
+        paused.paused is not None and len(fake.wire.requests) == 2,
+        "the second run did not pause",
+    )
+    resumed = await agent.resume(paused.checkpoint, "approved")
+    premise(
+        "pending.resume-continues",
+        resumed.answer == "Refunded.",
+        f"the resumed run answered {resumed.answer!r}",
+    )
+    shown = trace_results(fake.wire.last, tool)
+    assert shown, f"the resumed run's model called {tool!r}, but its result was not shown"
+    assert not is_only_the_phrase(shown[-1]), (
+        f"a run had completed before the paused one, yet in the resumed run the trace tool "
+        f"{tool!r} answered {shown[-1][:200]!r}: the pause erased the completed run's trace"
+    )
+
+
+MARK = "the corner booth by the fire"
+"""What the first run's tool call carried: a trace of that run would quote it."""
+
+
+@pytest.mark.law("self-explain.not-without-self-explain")
+async def test_an_agent_without_self_explain_shows_its_model_no_trace(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """can_explain() is false for an agent not built with self-explain, and the model is
+    told the same thing by the same fact: no trace tool of that agent tells it what a
+    completed run did. (The scripted model calls the trace tool only if it is offered.)"""
+    tool = trace_tool_of(implementation)
+    nothing = "Nothing to explain."
+
+    def ask_the_trace(request: RequestIR) -> Text | ToolCalls:
+        offered = any(t.name == tool for t in request.tools)
+        return tool_call(tool) if offered else text(nothing)
+
+    fake.script(
+        [
+            tool_call("echo", {"text": MARK}),
+            text("Booked."),
+            React(fn=ask_the_trace, label=f"call {tool} if offered"),
+            text(nothing),
+        ],
+        allow_unused=True,
+    )
+    agent = await new_agent(system=SYSTEM, tools=("echo",))
+    done = await agent.run(BOOK)
+    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
+    why = await agent.run("Why did you pick that table?")
+    premise("smoke.one-turn", why.answer == nothing, f"the second run answered {why.answer!r}")
+    told = [r for r in trace_results(fake.wire.last, tool) if MARK in r]
+    assert not told, (
+        f"an agent built without self-explain offered its model the trace tool {tool!r}, which "
+        f"told it what the completed run did ({told[0][:200]!r}) while can_explain() is false"
+    )
