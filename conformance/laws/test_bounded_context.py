@@ -142,12 +142,10 @@ async def play(
         await agent.follow_up(message)
     requests = list(fake.wire.requests)
     folds = [i for i, request in enumerate(requests) if is_summary_call(request)]
-    premise(
-        "compaction.folded-travels",
-        bool(folds),
-        f"compaction (trigger {trigger}) never asked the model for a summary",
-    )
     return Played(requests, folds, await agent.checkpoint())
+
+
+NO_FOLD = "compaction never asked the model for a summary: the fold was not model-written"
 
 
 def folded_pieces() -> dict[str, str]:
@@ -168,6 +166,7 @@ async def test_the_summary_call_is_shown_the_whole_folded_span(
     """A summary stands for the span it folds only if it was written from all of it:
     what each side said and what the tools returned."""
     played = await play(fake, new_agent, implementation)
+    assert played.folds, NO_FOLD
     summary_call = played.requests[played.folds[0]]
     missing = [
         what for what, said in folded_pieces().items() if not shown_anywhere(summary_call, said)
@@ -184,11 +183,10 @@ async def test_kept_originals_travel_in_folded(
 ) -> None:
     """Asked to keep the originals, `folded` is the proof of the span: the turns verbatim."""
     played = await play(fake, new_agent, implementation, keep_originals=True)
+    assert played.folds, NO_FOLD
     folded = played.checkpoint.get("folded") if isinstance(played.checkpoint, dict) else None
-    premise(
-        "compaction.folded-travels",
-        bool(folded) and any(SUMMARY in s for s in strings_in(folded)),
-        "the checkpoint's `folded` does not record the span compaction folded",
+    assert folded and any(SUMMARY in s for s in strings_in(folded)), (
+        "the checkpoint's `folded` does not record the span compaction folded"
     )
     recorded = list(strings_in(folded))
     missing = [
@@ -210,6 +208,7 @@ async def test_a_window_shows_the_summary_besides_the_last_turns(
     if not declares(implementation, Capability.COMPACTION):
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}a summary needs {Capability.COMPACTION.value}")
     played = await play(fake, new_agent, implementation, window=window)
+    premise("compaction.folded-travels", bool(played.folds), NO_FOLD)
     after = [
         r for i, r in enumerate(played.requests) if i > played.folds[0] and i not in played.folds
     ]
