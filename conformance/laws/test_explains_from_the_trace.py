@@ -11,47 +11,92 @@ import pytest
 
 from ._kit import (
     BOOK,
+    NOT_APPLICABLE_PREFIX,
     SYSTEM,
     AgentFactory,
+    Capability,
     Implementation,
     ScriptedProvider,
+    Step,
+    ToolCalls,
+    calling,
+    declares,
     premise,
     text,
     tool_call,
+    trace_activation_of,
+    trace_results,
+    trace_tool_of,
 )
 
 pytestmark = pytest.mark.asyncio
 
 WHEN = "Friday 8pm"
+SERVICE_KEY = "table-7-friday"
+SERVICE_REPLY = "Confirmed."
+"""The call's argument and its result differ, so a trace that names the tool and quotes
+only its result does not pass for one that says with what arguments it ran."""
+
+
+async def told_after(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    call: ToolCalls,
+    answer: str,
+) -> str:
+    """What the trace tool told the model, asked in a new run after one that made `call`
+    and answered `answer` (the activation tool called first, when the runtime has one)."""
+    premise(
+        "self-explain.trace-tools-say-so",
+        bool(getattr(implementation, "trace_tool", None)),
+        "the implementation declares self_explain but names no trace tool",
+    )
+    tool = trace_tool_of(implementation)
+    activation = trace_activation_of(implementation)
+    steps: list[Step] = [call, text(answer)]
+    steps += [calling(activation)] if activation else []
+    steps += [calling(tool), text("Because of what the tool said.")]
+    fake.script(steps)
+    tools = tuple(c.name for c in call.calls)
+    agent = await new_agent(system=SYSTEM, tools=tools, self_explain=True)
+    first = await agent.run(BOOK)
+    premise("smoke.one-turn", first.answer == answer, "the first run did not complete")
+    await agent.run("Why did you do that?")
+    shown = trace_results(fake.wire.last, tool)
+    return shown[-1] if shown else ""
 
 
 @pytest.mark.law("self-explain.reads-the-trace")
 async def test_the_trace_tool_says_which_tool_ran_with_what_arguments(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
-    tool = str(getattr(implementation, "trace_tool", "") or "")
-    premise(
-        "self-explain.trace-tools-say-so",
-        bool(tool),
-        "the implementation declares self_explain but names no trace tool",
+    told = await told_after(
+        fake, new_agent, implementation, tool_call("echo", {"text": WHEN}), "Booked."
     )
-    fake.script(
-        [
-            tool_call("echo", {"text": WHEN}),
-            text("Booked for Friday 8pm."),
-            tool_call(tool),
-            text("Because the booking tool said Friday 8pm."),
-        ]
-    )
-    agent = await new_agent(system=SYSTEM, tools=("echo",), self_explain=True)
-    await agent.run(BOOK)
-    await agent.run("Why did you book Friday 8pm?")
-    asked = fake.wire.last
-    calls = [c.id for m in asked.messages for c in m.tool_calls if c.name == tool]
-    shown = {m.tool_call_id: m.text for m in asked.messages if m.role == "tool"}
-    told = shown.get(calls[-1], "") if calls else ""
     assert "echo" in told and WHEN in told, (
         "after a completed run that called echo with "
-        f"{{'text': {WHEN!r}}}, the trace tool {tool!r} did not say which tool ran with what "
+        f"{{'text': {WHEN!r}}}, the trace tool did not say which tool ran with what "
         f"arguments; it told the model {told[:300]!r}"
+    )
+
+
+@pytest.mark.law("self-explain.reads-the-trace")
+async def test_the_trace_says_the_arguments_not_only_what_came_back(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """echo's result is its argument, so the test above cannot tell them apart; a
+    call_service call's result is the service's reply, never its key."""
+    if not declares(implementation, Capability.CALL_SERVICE):
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX}a tool whose result is not its argument needs "
+            f"{Capability.CALL_SERVICE.value}"
+        )
+    fake.service(SERVICE_KEY, reply=SERVICE_REPLY)
+    call = tool_call("call_service", {"key": SERVICE_KEY})
+    told = await told_after(fake, new_agent, implementation, call, "Booked table 7.")
+    assert "call_service" in told and SERVICE_KEY in told, (
+        f"after a completed run that called call_service with {{'key': {SERVICE_KEY!r}}} "
+        f"(which returned {SERVICE_REPLY!r}), the trace tool did not say which tool ran "
+        f"with what arguments; it told the model {told[:300]!r}"
     )

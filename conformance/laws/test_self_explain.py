@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -29,10 +28,15 @@ from ._kit import (
     RequestIR,
     ScriptedProvider,
     Step,
+    Text,
     ToolCalls,
+    calling,
     premise,
     text,
     tool_call,
+    trace_activation_of,
+    trace_results,
+    trace_tool_of,
 )
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
@@ -115,78 +119,9 @@ async def test_a_paused_run_is_not_a_completed_turn(
     assert await agent.can_explain(), "can_explain() is false once the resumed run completed"
 
 
-def trace_tool_of(implementation: Implementation) -> str:
-    """The tool a self-explain agent offers its model; naming it is part of declaring it."""
-    name = getattr(implementation, "trace_tool", None)
-    if not isinstance(name, str) or not name:
-        pytest.fail(
-            f"{implementation.name} declares {Capability.SELF_EXPLAIN.value} but names no "
-            "trace tool: set `trace_tool` on the Implementation (or in the stdio `start` "
-            "reply) to the name of the tool its model calls to read the trace"
-        )
-    return name
-
-
-def trace_activation_of(implementation: Implementation) -> str | None:
-    """The tool the model calls first, in each run, before the runtime offers its trace
-    tool (`trace_activation`); None when the trace tool is offered from the start."""
-    name = getattr(implementation, "trace_activation", None)
-    return name if isinstance(name, str) and name else None
-
-
-def value_for(schema: Any) -> Any:
-    """A value a JSON Schema accepts, for a call the scripted model makes: a const, the
-    first enum member, the default, or the least value of the type."""
-    if not isinstance(schema, dict):
-        return None
-    for key in ("const", "default"):
-        if key in schema:
-            return schema[key]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf", "allOf"):
-        if schema.get(key):
-            return value_for(schema[key][0])
-    kind = schema.get("type", "object")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "string":
-        return "why".ljust(int(schema.get("minLength", 0)), ".")
-    if kind in ("integer", "number"):
-        return schema.get("minimum", 1 if "exclusiveMinimum" in schema else 0)
-    if kind == "boolean":
-        return False
-    if kind == "array":
-        return [value_for(schema.get("items", {})) for _ in range(int(schema.get("minItems", 0)))]
-    if kind == "object":
-        properties = schema.get("properties", {})
-        return {name: value_for(properties.get(name, {})) for name in schema.get("required", [])}
-    return None
-
-
-def calling(tool: str) -> React:
-    """A model step that calls `tool` with arguments matching the schema the request
-    offered it with (`{}` when it takes none, or when it was not offered at all, which
-    the law then reports)."""
-
-    def call(request: RequestIR) -> ToolCalls:
-        offered = next((t for t in request.tools if t.name == tool), None)
-        arguments = value_for(offered.parameters) if offered is not None else {}
-        return tool_call(tool, arguments if isinstance(arguments, dict) else {})
-
-    return React(fn=call, label=f"call {tool}")
-
-
 def is_only_the_phrase(result: str) -> bool:
     """The no-completed-run answer itself, give or take quotes, case and a full stop."""
     return result.strip().strip('"').strip().rstrip(".").lower() == NO_COMPLETED_RUN.lower()
-
-
-def trace_results(request: RequestIR, tool: str) -> list[str]:
-    """What the model was shown for each of its calls to `tool`, in call order."""
-    calls = [c.id for m in request.messages for c in m.tool_calls if c.name == tool]
-    shown = {m.tool_call_id: m.text for m in request.messages if m.role == "tool"}
-    return [shown.get(call_id, "") for call_id in calls]
 
 
 @pytest.mark.law("self-explain.trace-tools-say-so")
@@ -261,3 +196,108 @@ async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
                     f"{where}: a run had completed (can_explain() said {can_explain}), yet the "
                     f"trace tool {tool!r} answered {result[:200]!r}"
                 )
+
+
+def needs_pause(implementation: Implementation) -> None:
+    if Capability.PAUSE not in implementation.capabilities:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}a paused run needs {Capability.PAUSE.value}")
+
+
+@pytest.mark.law("self-explain.not-before-a-completed-turn")
+async def test_a_paused_run_after_a_completed_one_leaves_something_to_explain(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """Neither honest reason holds once a run has completed: the next run pausing does
+    not un-complete it (evidence binds at the end of a run, and stays bound)."""
+    needs_pause(implementation)
+    fake.script(
+        [text("Booked."), tool_call("ask_person", {"question": QUESTION})],
+    )
+    agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
+    done = await agent.run(BOOK)
+    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
+    paused = await agent.run("Refund order 7, please.")
+    premise(
+        "pending.resume-continues",
+        paused.paused is not None and len(fake.wire.requests) == 2,
+        "the second run did not pause",
+    )
+    assert await agent.can_explain(), (
+        "can_explain() was false while the agent's second run was paused, although its "
+        "first run had completed: the paused run erased the completed run's evidence"
+    )
+
+
+@pytest.mark.law("self-explain.trace-tools-say-so")
+async def test_the_trace_tool_reads_the_completed_run_through_a_pause(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """Resumed, the run in flight is still not evidence, but the one completed before it
+    is: the trace tool must not answer as if none had completed."""
+    needs_pause(implementation)
+    tool = trace_tool_of(implementation)
+    activation = trace_activation_of(implementation)
+    steps: list[Step] = [text("Booked."), tool_call("ask_person", {"question": QUESTION})]
+    steps += [calling(activation)] if activation else []
+    steps += [calling(tool), text("Refunded.")]
+    fake.script(steps)
+    agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
+    done = await agent.run(BOOK)
+    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
+    paused = await agent.run("Refund order 7, please.")
+    premise(
+        "pending.resume-continues",
+        paused.paused is not None and len(fake.wire.requests) == 2,
+        "the second run did not pause",
+    )
+    resumed = await agent.resume(paused.checkpoint, "approved")
+    premise(
+        "pending.resume-continues",
+        resumed.answer == "Refunded.",
+        f"the resumed run answered {resumed.answer!r}",
+    )
+    shown = trace_results(fake.wire.last, tool)
+    assert shown, f"the resumed run's model called {tool!r}, but its result was not shown"
+    assert not is_only_the_phrase(shown[-1]), (
+        f"a run had completed before the paused one, yet in the resumed run the trace tool "
+        f"{tool!r} answered {shown[-1][:200]!r}: the pause erased the completed run's trace"
+    )
+
+
+MARK = "the corner booth by the fire"
+"""What the first run's tool call carried: a trace of that run would quote it."""
+
+
+@pytest.mark.law("self-explain.not-without-self-explain")
+async def test_an_agent_without_self_explain_shows_its_model_no_trace(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """can_explain() is false for an agent not built with self-explain, and the model is
+    told the same thing by the same fact: no trace tool of that agent tells it what a
+    completed run did. (The scripted model calls the trace tool only if it is offered.)"""
+    tool = trace_tool_of(implementation)
+    nothing = "Nothing to explain."
+
+    def ask_the_trace(request: RequestIR) -> Text | ToolCalls:
+        offered = any(t.name == tool for t in request.tools)
+        return tool_call(tool) if offered else text(nothing)
+
+    fake.script(
+        [
+            tool_call("echo", {"text": MARK}),
+            text("Booked."),
+            React(fn=ask_the_trace, label=f"call {tool} if offered"),
+            text(nothing),
+        ],
+        allow_unused=True,
+    )
+    agent = await new_agent(system=SYSTEM, tools=("echo",))
+    done = await agent.run(BOOK)
+    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
+    why = await agent.run("Why did you pick that table?")
+    premise("smoke.one-turn", why.answer == nothing, f"the second run answered {why.answer!r}")
+    told = [r for r in trace_results(fake.wire.last, tool) if MARK in r]
+    assert not told, (
+        f"an agent built without self-explain offered its model the trace tool {tool!r}, which "
+        f"told it what the completed run did ({told[0][:200]!r}) while can_explain() is false"
+    )

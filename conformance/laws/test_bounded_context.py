@@ -1,0 +1,238 @@
+"""A window and compaction together, over a conversation with a tool round in it.
+
+"Bounding what the model is shown is .window() / .compaction()": compaction replaces a
+span with a model-written summary, and a window shows the last turns besides it. The
+laws' single-feature tests (test_recall.py) never combine them, nor fold a span that
+holds tool outcomes, nor ask compaction to keep the originals; these do. Each reads the
+wire (what the summary call and the later calls showed) or the checkpoint's `folded`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from ._kit import (
+    BOOK,
+    NOT_APPLICABLE_PREFIX,
+    SYSTEM,
+    THREE,
+    AgentFactory,
+    Capability,
+    CompactionSpec,
+    Implementation,
+    RequestIR,
+    ScriptedProvider,
+    Step,
+    declares,
+    long_turn,
+    premise,
+    text,
+    tool_call,
+)
+
+pytestmark = pytest.mark.asyncio
+
+MESSAGES = [
+    long_turn(BOOK),
+    long_turn(THREE),
+    long_turn("Make it Saturday.", 4000),  # this turn alone trips a size trigger
+    long_turn("Add a high chair."),
+]
+ANSWERS = ["Booked table 7.", "Three it is.", "Moved to Saturday.", "High chair added."]
+FOLDED = 2
+"""Both triggers fold the first two turns when the third message arrives (the sizes are
+test_recall.py's: a tokenizer off by up to 1.9 times trips on the same turn)."""
+SUMMARY = "The user booked table 7 for three on Friday."
+SERVICE_KEY = "table-availability"
+OUTCOME = "Table 7 is free on Friday at 8pm."
+"""What the first turn's tool returned: the service's reply (not an argument of the call,
+when the runtime offers `call_service`; with only `echo`, the echoed text)."""
+TRIGGERS = {
+    "turns": {"trigger_turns": 2},
+    "chars": {"trigger_chars": 2700},
+}
+
+
+def is_summary_call(request: RequestIR) -> bool:
+    """The fold's model call: a request whose last user turn is not a message this test sent."""
+    users = request.user_texts()
+    return not users or users[-1] not in MESSAGES
+
+
+def shown_anywhere(request: RequestIR, said: str) -> bool:
+    """In the system prompt, a message's text, or a tool call's arguments."""
+    return (
+        said in request.system
+        or any(said in m.text for m in request.messages)
+        or any(said in str(c.arguments) for m in request.messages for c in m.tool_calls)
+    )
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a JSON value: a runtime records `folded` in its own shape."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from strings_in(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from strings_in(item)
+
+
+def pairing_problems(request: RequestIR) -> list[str]:
+    """Tool calls shown without their results, or results shown without their calls."""
+    calls = {c.id for m in request.messages for c in m.tool_calls}
+    results = {m.tool_call_id for m in request.messages if m.role == "tool"}
+    return [f"call {c} without its result" for c in sorted(calls - results)] + [
+        f"result for {r} without its call" for r in sorted(str(r) for r in results - calls)
+    ]
+
+
+@dataclass(frozen=True)
+class Played:
+    requests: list[RequestIR]
+    folds: list[int]
+    """Indexes in `requests` of the summary calls."""
+    checkpoint: Any
+
+
+async def play(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    *,
+    window: int | None = None,
+    keep_originals: bool = False,
+) -> Played:
+    """Four turns on an agent with compaction (and a window, when given); the first turn
+    calls a tool, whose outcome the folded span then holds."""
+    honoured = tuple(getattr(implementation, "compaction_triggers", None) or ("turns",))
+    trigger = "turns" if "turns" in honoured else honoured[0]
+    if trigger not in TRIGGERS:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}no compaction trigger the suite knows: {honoured}")
+    if window is not None and not declares(implementation, Capability.WINDOW):
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}a window needs {Capability.WINDOW.value}")
+    if declares(implementation, Capability.CALL_SERVICE):
+        fake.service(SERVICE_KEY, reply=OUTCOME)
+        tool, call = "call_service", tool_call("call_service", {"key": SERVICE_KEY})
+    else:
+        tool, call = "echo", tool_call("echo", {"text": OUTCOME})
+    steps: list[Step] = [call, *(text(answer) for answer in ANSWERS)]
+    fake.script(steps, name="turns", when=lambda r: not is_summary_call(r))
+    fake.script([text(SUMMARY)] * 2, name="summary", when=is_summary_call, allow_unused=True)
+    compaction = CompactionSpec(
+        keep_recent_turns=1,
+        keep_originals=keep_originals,
+        **TRIGGERS[trigger],
+    )
+    agent = await new_agent(system=SYSTEM, tools=(tool,), window=window, compaction=compaction)
+    first = await agent.run(MESSAGES[0])
+    premise(
+        "smoke.one-turn",
+        first.answer == ANSWERS[0],
+        f"the first turn, with its tool round, answered {first.answer!r}",
+    )
+    for message in MESSAGES[1:]:
+        await agent.follow_up(message)
+    requests = list(fake.wire.requests)
+    folds = [i for i, request in enumerate(requests) if is_summary_call(request)]
+    return Played(requests, folds, await agent.checkpoint())
+
+
+NO_FOLD = "compaction never asked the model for a summary: the fold was not model-written"
+
+
+def folded_pieces() -> dict[str, str]:
+    """What the folded span said and did, by what it is."""
+    return {
+        "the first user message": MESSAGES[0],
+        "the second user message": MESSAGES[1],
+        "the first answer": ANSWERS[0],
+        "the second answer": ANSWERS[1],
+        "the tool's outcome": OUTCOME,
+    }
+
+
+@pytest.mark.law("compaction.folded-travels")
+async def test_the_summary_call_is_shown_the_whole_folded_span(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """A summary stands for the span it folds only if it was written from all of it:
+    what each side said and what the tools returned."""
+    played = await play(fake, new_agent, implementation)
+    assert played.folds, NO_FOLD
+    summary_call = played.requests[played.folds[0]]
+    missing = [
+        what for what, said in folded_pieces().items() if not shown_anywhere(summary_call, said)
+    ]
+    assert not missing, (
+        f"the summary call did not show {', '.join(missing)} of the span it folded, so the "
+        "summary cannot stand for it (a compacted conversation must stay a provable one)"
+    )
+
+
+@pytest.mark.law("compaction.folded-travels")
+async def test_kept_originals_travel_in_folded(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """Asked to keep the originals, `folded` is the proof of the span: the turns verbatim."""
+    played = await play(fake, new_agent, implementation, keep_originals=True)
+    assert played.folds, NO_FOLD
+    folded = played.checkpoint.get("folded") if isinstance(played.checkpoint, dict) else None
+    assert folded and any(SUMMARY in s for s in strings_in(folded)), (
+        "the checkpoint's `folded` does not record the span compaction folded"
+    )
+    recorded = list(strings_in(folded))
+    missing = [
+        what for what, said in folded_pieces().items() if not any(said in s for s in recorded)
+    ]
+    assert not missing, (
+        f"compaction was asked to keep the originals, yet `folded` does not hold "
+        f"{', '.join(missing)} of the span it folded: the summary alone proves nothing"
+    )
+
+
+@pytest.mark.law("window.bounds-what-is-shown")
+@pytest.mark.parametrize("window", [1, 2])
+async def test_a_window_shows_the_summary_besides_the_last_turns(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation, window: int
+) -> None:
+    """The window bounds the verbatim turns; the summary stands for the folded ones and is
+    shown besides the window, or the folded past would be shown as nothing."""
+    if not declares(implementation, Capability.COMPACTION):
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}a summary needs {Capability.COMPACTION.value}")
+    played = await play(fake, new_agent, implementation, window=window)
+    premise("compaction.folded-travels", bool(played.folds), NO_FOLD)
+    after = [
+        r for i, r in enumerate(played.requests) if i > played.folds[0] and i not in played.folds
+    ]
+    premise(
+        "compaction.folded-travels",
+        bool(after),
+        "no model call followed the fold",
+    )
+    for request in after:
+        current = MESSAGES.index(request.user_texts()[-1])
+        verbatim = [t for t in request.user_texts() if t in MESSAGES]
+        bound = MESSAGES[max(0, current - window + 1) : current + 1]
+        assert shown_anywhere(request, SUMMARY), (
+            f"with window={window} and compaction, turn {current + 1} did not show the summary "
+            f"of the folded turns: the window dropped it, so the folded past was shown as nothing"
+        )
+        assert all(t in bound for t in verbatim) and MESSAGES[current] in verbatim, (
+            f"with window={window} and compaction, turn {current + 1} showed the user turns "
+            f"{[MESSAGES.index(t) + 1 for t in verbatim]} verbatim, not at most the last {window}"
+        )
+        assert not any(t in verbatim for t in MESSAGES[:FOLDED]), (
+            f"turn {current + 1} showed a folded turn verbatim besides its summary"
+        )
+        assert not pairing_problems(request), (
+            f"the window or the fold separated tool calls from their results: "
+            f"{pairing_problems(request)}"
+        )
