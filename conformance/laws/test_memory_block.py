@@ -39,7 +39,6 @@ from ._kit import (
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
 
-CITABLE = "memory.citable"
 BLOCK = "memory.system-block-not-turns"
 
 _TAG = re.compile(r"<(/?)memory\b([^>]*)>")
@@ -123,7 +122,7 @@ def cites(request: RequestIR, what: Said) -> bool:
     return any(e.role == what.speaker and what.text in e.body for e in elements(request.system))
 
 
-@pytest.mark.law(CITABLE)
+@pytest.mark.law("memory.citable")
 async def test_recall_cites_who_said_each_text_and_in_which_turn(
     fake: ScriptedProvider, new_agent: AgentFactory
 ) -> None:
@@ -143,7 +142,7 @@ async def test_recall_cites_who_said_each_text_and_in_which_turn(
     judge_every_block(fake.wire.requests, said)
 
 
-@pytest.mark.law(CITABLE)
+@pytest.mark.law("memory.citable")
 async def test_a_resumed_turn_is_remembered_as_the_turn_it_resumed(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
@@ -196,7 +195,7 @@ INJECTIONS = {
 }
 
 
-@pytest.mark.law(CITABLE)
+@pytest.mark.law("memory.citable")
 @pytest.mark.parametrize("message", list(INJECTIONS.values()), ids=list(INJECTIONS))
 async def test_remembered_markup_cannot_claim_another_speaker(
     fake: ScriptedProvider, new_agent: AgentFactory, message: str
@@ -225,7 +224,7 @@ MENU = " ".join(
 asked after it, so a ranking by relevance or recency puts it first."""
 
 
-@pytest.mark.law(BLOCK)
+@pytest.mark.law("memory.system-block-not-turns")
 async def test_one_entry_too_long_for_the_budget_does_not_end_recall(
     fake: ScriptedProvider, new_agent: AgentFactory
 ) -> None:
