@@ -15,6 +15,7 @@ from . import conversation_rogues as conv
 from . import coverage_rogues as cover
 from . import failure_rogues as failure
 from . import identity_rogues as ident
+from . import memory_rogues as memory
 from . import semantics_rogues as semantics
 from . import timing_rogues as timing
 
@@ -126,6 +127,11 @@ ROGUES: tuple[Rogue, ...] = (
         "memory-ignores-tenant-and-principal",
         ("memory.namespace-isolation",),
         ident.MemoryIgnoresTenantAndPrincipal,
+    ),
+    Rogue(
+        "memory-cites-turns-by-position",
+        ("memory.citable",),
+        memory.MemoryCitesTurnsByPosition,
     ),
     Rogue("window-counts-messages", ("window.bounds-what-is-shown",), conv.WindowCountsMessages),
     Rogue("compaction-loses-folded", ("compaction.folded-travels",), conv.CompactionLosesFolded),
