@@ -13,6 +13,8 @@ raises with); how the error result looks is not judged here.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 import pytest
 
 from ._kit import (
@@ -99,6 +101,20 @@ async def set_up(
         return agent, None  # the run did not complete; the error's type is not this law's
 
 
+async def go_on(what: str, turn: Awaitable[RunOutcome]) -> None:
+    """The next turn, which must be answered: an untyped error instead (a runtime that
+    kept a call without its result, say, and chokes on it) is this law's FAIL."""
+    try:
+        await turn
+    except Exception as error:
+        if not untyped(error):
+            raise
+        raise AssertionError(
+            f"{what} after a turn whose tool raised crashed ({type(error).__name__}: "
+            f"{str(error)[:300]}) instead of continuing the last completed run"
+        ) from error
+
+
 def judge_next(shown: RequestIR, attempt: Attempt, door: str, what: str) -> None:
     """The core: the turn after the failing one continues the last completed run."""
     turns = shown.turns()
@@ -129,7 +145,7 @@ async def test_a_follow_up_after_a_tool_raised_continues_the_last_completed_run(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation, door: str
 ) -> None:
     agent, attempt = await set_up(fake, new_agent, implementation, door)
-    await agent.follow_up(THREE)
+    await go_on("the follow-up", agent.follow_up(THREE))
     judge_next(fake.wire.last, attempt, door, "the follow-up")
 
 
@@ -140,7 +156,8 @@ async def test_the_checkpoint_after_a_tool_raised_is_the_last_completed_run(
 ) -> None:
     agent, attempt = await set_up(fake, new_agent, implementation, door)
     stored = roundtrip(await agent.checkpoint())
-    await (await new_agent(tools=("call_service",))).run(THREE, continue_from=stored)
+    other = await new_agent(tools=("call_service",))
+    await go_on("continuing checkpoint()", other.run(THREE, continue_from=stored))
     judge_next(fake.wire.last, attempt, door, "continuing checkpoint()")
 
 
@@ -155,9 +172,11 @@ async def test_a_run_failed_by_its_tool_hands_back_a_continuable_checkpoint(
         done = "answered the call" if isinstance(attempt, RunOutcome) else "handed back nothing"
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime {done} when its tool raised")
     found = len([f for f in fake.findings if f.kind == "invariant"])
+    other = await new_agent(tools=("call_service",))
     try:
-        await (await new_agent(tools=("call_service",))).run(
-            THREE, continue_from=roundtrip(attempt.checkpoint)
+        await go_on(
+            "continuing the handed-back checkpoint",
+            other.run(THREE, continue_from=roundtrip(attempt.checkpoint)),
         )
     except Refused as refusal:
         raise AssertionError(
