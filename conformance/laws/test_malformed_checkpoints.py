@@ -249,6 +249,7 @@ async def judge_broken(
 @example(mutation=Mutation("orphan_result"))
 @example(mutation=Mutation("bump"))
 @example(mutation=Mutation("swap_type", pick=0, replacement="text"))
+@example(mutation=Mutation("swap_type", pick=0, replacement="true"))
 @example(mutation=Mutation("behead"))
 async def test_a_broken_checkpoint_handed_to_continue_from_never_reaches_the_model_broken(
     fake: ScriptedProvider, new_agent: AgentFactory, mutation: Mutation
