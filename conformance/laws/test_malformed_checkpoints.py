@@ -43,7 +43,6 @@ from ._kit import (
     ScriptedProvider,
     ToolCalls,
     declares,
-    premise,
     roundtrip,
     text,
     untyped,
@@ -383,13 +382,8 @@ async def test_a_checkpoint_with_a_number_off_by_one_never_reaches_the_model_bro
     await recorder.run(opening)
     if compacted:
         await recorder.follow_up(second)
+    # whether it folded is compaction.folded-travels' to judge: its checkpoint is tried
     good = roundtrip(await recorder.checkpoint())
-    if compacted:
-        premise(
-            "compaction.folded-travels",
-            SUMMARY in json.dumps(good),
-            "the checkpoint after a fold does not hold the summary",
-        )
     attempts = renumberings(good)
     fake.script(
         [text("Three it is.")] * (len(attempts) + 1),
