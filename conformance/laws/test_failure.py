@@ -8,8 +8,8 @@ by the fake (an HTTP 500 or 429 on every retry, a stream cut mid-answer or ended
 error event), and the wire is the evidence: nothing of the failed turn may reach the model
 later as if it had been answered.
 
-A tool that raises is not one of these failures here: the catalog has no tool that can
-be made to fail yet, and a tool's error is the model's to read, not a failed run.
+A tool that raises is judged by the same laws in test_failing_tool.py: there the runtime
+may answer the call with an error result or fail the run, and what follows is the law.
 """
 
 from __future__ import annotations

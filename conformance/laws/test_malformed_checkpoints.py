@@ -33,6 +33,7 @@ from ._kit import (
     AgentUnderTest,
     Call,
     Capability,
+    CompactionSpec,
     Implementation,
     RefusalKind,
     Refused,
@@ -53,7 +54,15 @@ CALL_ID = "call_turnlaw_echo_1"
 """The id the scripted model gives its tool call, so a mutation can find the call."""
 ASK_ID = "call_turnlaw_ask_1"
 
-KINDS = ("drop_key", "swap_type", "remove_item", "duplicate_item", "orphan_result", "bump")
+KINDS = (
+    "drop_key",
+    "swap_type",
+    "remove_item",
+    "duplicate_item",
+    "orphan_result",
+    "bump",
+    "behead",
+)
 REPLACEMENTS = ("null", "zero", "text", "list", "object", "true", "float", "huge", "deep")
 
 _counter = itertools.count()
@@ -75,6 +84,8 @@ class Mutation:
         data = roundtrip(good)
         if self.kind == "orphan_result":
             return _orphan(data)
+        if self.kind == "behead":
+            return _behead(data)
         if self.kind == "bump":
             if not isinstance(data, dict):
                 return None
@@ -157,6 +168,20 @@ def _orphan(data: Any) -> tuple[Any, str] | None:
     return None
 
 
+def _behead(data: Any) -> tuple[Any, str] | None:
+    """Remove the first item of the list that holds the tool call: in any format that
+    keeps a conversation as a list, what opened it (the user's message) is gone, and it
+    now opens with what came after (Messages refuses a conversation that does not open
+    with a user turn)."""
+    for path in _paths(data):
+        if path and isinstance(path[-1], int) and CALL_ID in json.dumps(_at(data, path)):
+            if path[-1] == 0:
+                return None  # the call opens its list: removing it is orphan_result
+            del _at(data, path[:-1])[0]
+            return data, f"removed {_dotted((*path[:-1], 0))}, the first item before the call"
+    return None
+
+
 def mentions(request: RequestIR, *needles: str) -> bool:
     """Does any message of `request` say one of `needles`? This example's requests are
     told apart by what they say, wherever the mutation left it."""
@@ -178,7 +203,14 @@ async def judge(
     applied = mutation.apply(good)
     if applied is None:
         return  # this runtime's checkpoint has nothing this mutation could change
-    broken, what = applied
+    await judge_broken(fake, door, send, *applied)
+
+
+async def judge_broken(
+    fake: ScriptedProvider, door: str, send: Any, broken: Any, what: str
+) -> None:
+    """Hand `broken` (`what` was done to it) through `door`: refused before anything was
+    sent, or accepted and nothing broken sent; never an untyped error."""
     broken = roundtrip(broken)  # what a store gives back: JSON text, parsed
     sent = len(fake.wire.requests)
     found = len([f for f in fake.findings if f.kind in ("invariant", "malformed")])
@@ -216,6 +248,8 @@ async def judge(
 @example(mutation=Mutation("orphan_result"))
 @example(mutation=Mutation("bump"))
 @example(mutation=Mutation("swap_type", pick=0, replacement="text"))
+@example(mutation=Mutation("swap_type", pick=0, replacement="true"))
+@example(mutation=Mutation("behead"))
 async def test_a_broken_checkpoint_handed_to_continue_from_never_reaches_the_model_broken(
     fake: ScriptedProvider, new_agent: AgentFactory, mutation: Mutation
 ) -> None:
@@ -281,3 +315,86 @@ async def test_a_broken_paused_checkpoint_handed_to_resume_never_reaches_the_mod
         return await resumer.resume(broken, decision)
 
     await judge(fake, "resume", send, mutation, good)
+
+
+# --- numbers off by one ------------------------------------------------------------------
+
+SUMMARY = "Summary: a table for two on Friday was booked."
+
+
+def renumberings(good: Any) -> list[tuple[Any, str]]:
+    """`good` with each of its integers set, in turn, to the length of each of its lists
+    and to -1: the index one past the end, the count one too many, the way a damaged or
+    hand-edited store gets a number wrong. A format's numbers are its own, so every one
+    is tried against every length the document holds."""
+    data = roundtrip(good)
+    paths = [p for p in _paths(data) if p]
+    lengths = sorted({len(_at(data, p)) for p in paths if isinstance(_at(data, p), list)} | {-1})
+    found: list[tuple[Any, str]] = []
+    for path in paths:
+        value = _at(data, path)
+        if not isinstance(value, int) or isinstance(value, bool):
+            continue
+        for length in lengths:
+            if length != value:
+                changed = roundtrip(data)
+                _at(changed, path[:-1])[path[-1]] = length
+                found.append((changed, f"set {_dotted(path)} from {value} to {length}"))
+    return found
+
+
+def last_user(request: RequestIR) -> str:
+    return (request.user_texts() or [""])[-1]
+
+
+@pytest.mark.law("failure.malformed-checkpoint-refused")
+@pytest.mark.parametrize("conversation", ["one-turn", "compacted"])
+async def test_a_checkpoint_with_a_number_off_by_one_never_reaches_the_model_broken(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    conversation: str,
+) -> None:
+    compacted = conversation == "compacted"
+    if compacted:
+        honoured = tuple(getattr(implementation, "compaction_triggers", None) or ("turns",))
+        if not declares(implementation, Capability.COMPACTION) or "turns" not in honoured:
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}a compacted checkpoint needs compaction by turns")
+        if not declares(implementation, Capability.FOLLOW_UP):
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}a compacted checkpoint needs follow_up")
+    number = next(_counter)
+    opening = f"Book me a table, reference {number}."
+    second = f"For two, reference {number}."
+    message = f"{THREE} Reference {number}."
+    ours = (opening, second, message)
+    fake.script(
+        [text("Booked."), text("For two it is.")],
+        name="recorded",
+        when=lambda r: last_user(r) in ours[:2],
+        allow_unused=True,
+    )
+    fake.script(
+        [text(SUMMARY)], name="summary", when=lambda r: last_user(r) not in ours, allow_unused=True
+    )
+    recorder = await new_agent(
+        compaction=CompactionSpec(trigger_turns=1, keep_recent_turns=1) if compacted else None
+    )
+    await recorder.run(opening)
+    if compacted:
+        await recorder.follow_up(second)
+    # whether it folded is compaction.folded-travels' to judge: its checkpoint is tried
+    good = roundtrip(await recorder.checkpoint())
+    attempts = renumberings(good)
+    fake.script(
+        [text("Three it is.")] * (len(attempts) + 1),
+        name="continued",
+        when=lambda r: last_user(r) == message,
+        allow_unused=True,
+    )
+    for broken, what in attempts:
+        continuer = await new_agent()
+
+        async def send(it: Any, continuer: AgentUnderTest = continuer) -> RunOutcome:
+            return await continuer.run(message, continue_from=it)
+
+        await judge_broken(fake, "run(continue_from=)", send, broken, what)
