@@ -44,6 +44,7 @@ from ..wire import (
     ToolCalls,
     parallel_calls,
     text,
+    text_blocks,
     tool_call,
 )
 from ..wire.ir import Dialect
@@ -139,6 +140,7 @@ __all__ = [
     "reproducing",
     "roundtrip",
     "text",
+    "text_blocks",
     "tool_call",
     "untyped",
 ]

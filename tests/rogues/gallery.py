@@ -17,6 +17,7 @@ from . import failure_rogues as failure
 from . import identity_rogues as ident
 from . import semantics_rogues as semantics
 from . import timing_rogues as timing
+from . import verbatim_rogues as verbatim
 
 
 @dataclass(frozen=True)
@@ -274,6 +275,12 @@ ROGUES: tuple[Rogue, ...] = (
         "accepts-malformed-checkpoint",
         ("failure.malformed-checkpoint-refused",),
         failure.AcceptsMalformedCheckpoint,
+    ),
+    # a conversation is verbatim (issue 13 §3)
+    Rogue(
+        "checkpoint-drops-text-beside-calls",
+        ("conversation.verbatim",),
+        verbatim.CheckpointDropsTextBesideCalls,
     ),
 )
 

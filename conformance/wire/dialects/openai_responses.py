@@ -174,13 +174,13 @@ def _usage(usage: Usage) -> dict[str, Any]:
     }
 
 
-def _message_item(text: str, ids: ReplyIds, status: str) -> dict[str, Any]:
+def _message_item(texts: tuple[str, ...], ids: ReplyIds, status: str) -> dict[str, Any]:
     return {
         "id": ids.response_id("msg_turnlaw_"),
         "type": "message",
         "status": status,
         "role": "assistant",
-        "content": [text_part(text)],
+        "content": [text_part(text) for text in texts],
     }
 
 
@@ -198,7 +198,8 @@ def _call_item(call: ToolCall, index: int, ids: ReplyIds) -> dict[str, Any]:
 def _output(reply: AssistantReply, ids: ReplyIds) -> list[dict[str, Any]]:
     """The output items; the message is omitted only when it is empty and calls exist."""
     status = "incomplete" if reply.stop_reason == "max_tokens" else "completed"
-    items = [_message_item(reply.text, ids, status)] if reply.text or not reply.tool_calls else []
+    texts = reply.blocks or (reply.text,)
+    items = [_message_item(texts, ids, status)] if reply.text or not reply.tool_calls else []
     items += [_call_item(call, i, ids) for i, call in enumerate(reply.tool_calls)]
     return items
 
