@@ -25,15 +25,18 @@ from hypothesis import strategies as st
 
 from ._kit import (
     BOOK,
+    NOT_APPLICABLE_PREFIX,
     THREE,
     AgentFactory,
     AgentUnderTest,
     Call,
     Capability,
+    Dialect,
     Implementation,
     LawViolation,
     Refused,
     RequestIR,
+    RunFailed,
     ScriptedProvider,
     Step,
     ToolCalls,
@@ -267,3 +270,82 @@ async def test_a_turn_that_spoke_beside_its_calls_can_be_followed_up(
     assert shown.assistant_texts()[-1:] == [ANSWERS[0][0]], (
         "the follow-up did not show the last completed run's answer before the new message"
     )
+
+
+CUT_OFF = '{"text": "table for 2", "note": "by the wind'
+"""Arguments that are not JSON: a model's call cut off mid-string (as at max tokens)."""
+CUT_OFF_WORDS = ("table for 2", "by the wind")
+"""What the model wrote in them, which any faithful replay still holds."""
+
+
+def strings_in(data: Any) -> list[str]:
+    """Every string anywhere in a JSON value (keys too)."""
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for key, inner in data.items() for s in [key, *strings_in(inner)]]
+    if isinstance(data, list):
+        return [s for inner in data for s in strings_in(inner)]
+    return []
+
+
+@pytest.mark.law("conversation.verbatim")
+@pytest.mark.parametrize("door", ["follow_up", "continue_elsewhere"])
+async def test_a_call_whose_arguments_are_not_json_comes_back_with_them(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+    dialect: Dialect,
+    door: Door,
+) -> None:
+    # A runtime must parse arguments to run a tool, and may answer such a call with an
+    # error, ask the model again, or repair the JSON; that is its choice. What the model
+    # wrote is not: the call it is shown when the conversation goes on must still hold
+    # every word of it (sent as it came, kept whole inside an object as "_raw" keeps it,
+    # or repaired), never empty or partial arguments in its place.
+    if dialect is Dialect.ANTHROPIC_MESSAGES:
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX}Messages carries a call's input as a JSON object: "
+            "a model cannot send arguments that are not JSON there"
+        )
+    if door == "follow_up" and not declares(implementation, Capability.FOLLOW_UP):
+        door = "continue_here"
+    opening = f"{BOOK} Reference {next(_counter)}."
+    message = f"{THREE} Reference {next(_counter)}."
+    answer = ANSWERS[0][0]
+    bad_call = ToolCalls(calls=[Call(name="echo", arguments=CUT_OFF)])
+    fake.script(  # room for a runtime that asks the model again after a malformed call
+        [bad_call, text(answer), text(answer), text(answer)],
+        when=lambda request: message not in request.user_texts(),
+        allow_unused=True,
+    )
+    fake.script(
+        [text("Done: now a table for three.")],
+        when=lambda request: message in request.user_texts(),
+    )
+    agent = await new_agent(tools=("echo",))
+    try:
+        await agent.run(opening)
+    except RunFailed:
+        fake.allow_unused()
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX}the runtime fails a run whose model made a call with "
+            "arguments that are not JSON, so no completed conversation holds the call"
+        )
+    try:
+        await continued(agent, door, message, new_agent)
+    except Refused as refused:
+        premise(DOOR_LAW[door], False, f"{door} refused: {refused}")
+    shown = fake.wire.last
+    calls = [c.arguments for m in shown.messages if m.role == "assistant" for c in m.tool_calls]
+
+    def kept(arguments: Any) -> bool:
+        said = strings_in(arguments)
+        return all(any(word in s for s in said) for word in CUT_OFF_WORDS)
+
+    if not any(kept(arguments) for arguments in calls):
+        raise LawViolation(
+            LAW,
+            f"continuing through {door}, the model was shown its calls with arguments {calls}: "
+            f"what it wrote in {CUT_OFF!r} is gone",
+        )

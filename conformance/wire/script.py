@@ -115,7 +115,12 @@ class Call(_Sendable):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] | str = Field(
+        default_factory=dict,
+        description="An object, or text that is not JSON (a model's malformed arguments),"
+        " sent as the arguments text itself by Chat Completions and Responses. Messages"
+        " carries an object: text there would be no real reply, so do not script it.",
+    )
     id: str = ""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
-from ._base import ReplyIds, SseEvent, WireFormatError, compact_json
+from ._base import ReplyIds, SseEvent, WireFormatError, arguments_text
 from ._fields import (
     flag,
     function_spec,
@@ -191,7 +191,7 @@ def _call_item(call: ToolCall, index: int, ids: ReplyIds) -> dict[str, Any]:
         "status": "completed",
         "call_id": call.id or ids.tool_call_id("call_", index),
         "name": call.name,
-        "arguments": compact_json(call.arguments),
+        "arguments": arguments_text(call.arguments),
     }
 
 
