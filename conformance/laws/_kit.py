@@ -46,6 +46,7 @@ from ..wire import (
     ToolCalls,
     parallel_calls,
     text,
+    text_blocks,
     tool_call,
 )
 from ..wire.ir import Dialect
@@ -214,6 +215,7 @@ __all__ = [
     "reproducing",
     "roundtrip",
     "text",
+    "text_blocks",
     "tool_call",
     "trace_activation_of",
     "trace_results",

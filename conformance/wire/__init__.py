@@ -33,6 +33,7 @@ from .script import (
     load_script_file,
     parallel_calls,
     text,
+    text_blocks,
     tool_call,
 )
 from .service import SERVICE_FAILURE, ServiceGate
@@ -112,5 +113,6 @@ __all__ = [
     "parallel_calls",
     "read_log_file",
     "text",
+    "text_blocks",
     "tool_call",
 ]

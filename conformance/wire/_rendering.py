@@ -45,6 +45,7 @@ def render_step(
         if isinstance(step, Text):
             reply = AssistantReply(
                 text=step.text,
+                blocks=tuple(step.blocks),
                 usage=step.usage or estimate_usage(request, step.text),
                 stop_reason=step.stop_reason,
             )

@@ -109,6 +109,8 @@ class AssistantReply(_Frozen):
     """
 
     text: str = ""
+    blocks: tuple[str, ...] = ()
+    """The text in several blocks, where the dialect has blocks (empty: one block)."""
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = Usage()
     stop_reason: StopReason = "end_turn"

@@ -93,8 +93,20 @@ class Text(_Step):
 
     kind: Literal["text"] = "text"
     text: str
+    blocks: list[str] = Field(
+        default_factory=list,
+        description="Send the text in these blocks (Messages: text blocks; Responses:"
+        " output_text parts); their concatenation is `text`. Chat Completions has one"
+        " content string, so it sends `text`.",
+    )
     usage: Usage | None = None
     stop_reason: Literal["end_turn", "max_tokens"] = "end_turn"
+
+    @model_validator(mode="after")
+    def _blocks_make_the_text(self) -> Text:
+        if self.blocks and "".join(self.blocks) != self.text:
+            raise ValueError("`blocks` must concatenate to `text`")
+        return self
 
 
 class Call(_Sendable):
@@ -103,7 +115,12 @@ class Call(_Sendable):
     model_config = ConfigDict(extra="forbid")
 
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] | str = Field(
+        default_factory=dict,
+        description="An object, or text that is not JSON (a model's malformed arguments),"
+        " sent as the arguments text itself by Chat Completions and Responses. Messages"
+        " carries an object: text there would be no real reply, so do not script it.",
+    )
     id: str = ""
 
 
@@ -407,6 +424,11 @@ class HoldTimeoutError(TimeoutError):
 def text(content: str, **options: Any) -> Text:
     """`text("Table booked.")` — shorthand for `Text(text=...)`."""
     return Text(text=content, **options)
+
+
+def text_blocks(*blocks: str, **options: Any) -> Text:
+    """An answer in several text blocks: `text_blocks("Booked for ", "three", ".")`."""
+    return Text(text="".join(blocks), blocks=list(blocks), **options)
 
 
 def tool_call(name: str, arguments: dict[str, Any] | None = None, **options: Any) -> ToolCalls:

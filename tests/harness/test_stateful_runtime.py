@@ -60,6 +60,7 @@ PASSES = {
     "checkpoint.plain-json",
     "checkpoint.final-answer",
     "checkpoint.no-trim",
+    "conversation.verbatim",
     "mismatch.default-id-never-refuses",
     # a failed run leaves the chat as it was; a broken checkpoint is refused or harmless
     "failure.checkpoint-is-last-completed",

@@ -18,6 +18,7 @@ from . import identity_rogues as ident
 from . import memory_rogues as memory
 from . import semantics_rogues as semantics
 from . import timing_rogues as timing
+from . import verbatim_rogues as verbatim
 
 
 @dataclass(frozen=True)
@@ -280,6 +281,12 @@ ROGUES: tuple[Rogue, ...] = (
         "accepts-malformed-checkpoint",
         ("failure.malformed-checkpoint-refused",),
         failure.AcceptsMalformedCheckpoint,
+    ),
+    # a conversation is verbatim (issue 13 §3)
+    Rogue(
+        "checkpoint-drops-text-beside-calls",
+        ("conversation.verbatim",),
+        verbatim.CheckpointDropsTextBesideCalls,
     ),
 )
 

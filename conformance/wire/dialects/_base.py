@@ -23,6 +23,12 @@ def compact_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
+def arguments_text(arguments: Any) -> str:
+    """A call's arguments as the OpenAI APIs carry them: compact JSON, or the scripted text
+    itself when a script gives text (a model's arguments that are not JSON)."""
+    return arguments if isinstance(arguments, str) else compact_json(arguments)
+
+
 def json_body(value: Any) -> bytes:
     """A reply body or event payload as compact UTF-8 JSON.
 

@@ -29,21 +29,21 @@ class EventLog:
         self.events.append(SseEvent.of(payload, event=kind))
 
     def message(self, index: int, item: dict[str, Any]) -> None:
-        """Open the item and its part empty, so the SDK's snapshot grows only by deltas."""
-        text: str = item["content"][0]["text"]
+        """Open the item and each part empty, so the SDK's snapshot grows only by deltas."""
         where = {"item_id": item["id"], "output_index": index}
         self.emit(
             "response.output_item.added",
             output_index=index,
             item={**item, "status": "in_progress", "content": []},
         )
-        self.emit("response.content_part.added", **where, content_index=0, part=text_part(""))
-        for piece in text_pieces(text):
-            self.emit(
-                "response.output_text.delta", **where, content_index=0, delta=piece, logprobs=[]
-            )
-        self.emit("response.output_text.done", **where, content_index=0, text=text, logprobs=[])
-        self.emit("response.content_part.done", **where, content_index=0, part=text_part(text))
+        for part, content in enumerate(item["content"]):
+            text: str = content["text"]
+            at = {**where, "content_index": part}
+            self.emit("response.content_part.added", **at, part=text_part(""))
+            for piece in text_pieces(text):
+                self.emit("response.output_text.delta", **at, delta=piece, logprobs=[])
+            self.emit("response.output_text.done", **at, text=text, logprobs=[])
+            self.emit("response.content_part.done", **at, part=text_part(text))
         self.emit("response.output_item.done", output_index=index, item=item)
 
     def call(self, index: int, item: dict[str, Any]) -> None:

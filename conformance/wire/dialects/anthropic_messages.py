@@ -270,7 +270,9 @@ class AnthropicMessagesCodec:
 
     def _blocks_out(self, reply: AssistantReply, ids: ReplyIds) -> list[dict[str, Any]]:
         blocks: list[dict[str, Any]] = []
-        if reply.text or not reply.tool_calls:
+        if reply.blocks:
+            blocks += [{"type": "text", "text": block} for block in reply.blocks]
+        elif reply.text or not reply.tool_calls:
             blocks.append({"type": "text", "text": reply.text})
         for k, call in enumerate(reply.tool_calls):
             blocks.append(

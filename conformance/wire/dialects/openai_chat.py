@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
-from ._base import ReplyIds, SseEvent, WireFormatError, compact_json, halves, text_pieces
+from ._base import (
+    ReplyIds,
+    SseEvent,
+    WireFormatError,
+    arguments_text,
+    halves,
+    text_pieces,
+)
 from ._fields import (
     flag,
     function_spec,
@@ -235,7 +242,7 @@ class OpenAIChatCodec:
                 {
                     "id": call_id,
                     "type": "function",
-                    "function": {"name": call.name, "arguments": compact_json(call.arguments)},
+                    "function": {"name": call.name, "arguments": arguments_text(call.arguments)},
                 }
                 for call, call_id in zip(reply.tool_calls, _call_ids(reply, ids), strict=True)
             ]
@@ -289,7 +296,7 @@ class OpenAIChatCodec:
                 "function": {"name": call.name, "arguments": ""},
             }
             events.append(chunk({"tool_calls": [opening]}))
-            for piece in halves(compact_json(call.arguments)):
+            for piece in halves(arguments_text(call.arguments)):
                 piece_delta = {"index": index, "function": {"arguments": piece}}
                 events.append(chunk({"tool_calls": [piece_delta]}))
         events.append(chunk({}, _FINISH_REASONS[reply.stop_reason]))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
-from ._base import ReplyIds, SseEvent, WireFormatError, compact_json
+from ._base import ReplyIds, SseEvent, WireFormatError, arguments_text
 from ._fields import (
     flag,
     function_spec,
@@ -174,13 +174,13 @@ def _usage(usage: Usage) -> dict[str, Any]:
     }
 
 
-def _message_item(text: str, ids: ReplyIds, status: str) -> dict[str, Any]:
+def _message_item(texts: tuple[str, ...], ids: ReplyIds, status: str) -> dict[str, Any]:
     return {
         "id": ids.response_id("msg_turnlaw_"),
         "type": "message",
         "status": status,
         "role": "assistant",
-        "content": [text_part(text)],
+        "content": [text_part(text) for text in texts],
     }
 
 
@@ -191,14 +191,15 @@ def _call_item(call: ToolCall, index: int, ids: ReplyIds) -> dict[str, Any]:
         "status": "completed",
         "call_id": call.id or ids.tool_call_id("call_", index),
         "name": call.name,
-        "arguments": compact_json(call.arguments),
+        "arguments": arguments_text(call.arguments),
     }
 
 
 def _output(reply: AssistantReply, ids: ReplyIds) -> list[dict[str, Any]]:
     """The output items; the message is omitted only when it is empty and calls exist."""
     status = "incomplete" if reply.stop_reason == "max_tokens" else "completed"
-    items = [_message_item(reply.text, ids, status)] if reply.text or not reply.tool_calls else []
+    texts = reply.blocks or (reply.text,)
+    items = [_message_item(texts, ids, status)] if reply.text or not reply.tool_calls else []
     items += [_call_item(call, i, ids) for i, call in enumerate(reply.tool_calls)]
     return items
 
