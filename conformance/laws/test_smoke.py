@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._kit import BOOK, SYSTEM, Dialect, ScriptedProvider, text
+from ._kit import BOOK, SYSTEM, AgentFactory, Dialect, ScriptedProvider, text
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.asyncio
 @pytest.mark.law("smoke.one-turn")
 async def test_one_turn_reaches_the_model_and_answers(
     fake: ScriptedProvider,
-    new_agent,  # type: ignore[no-untyped-def]
+    new_agent: AgentFactory,
     dialect: Dialect,
 ) -> None:
     fake.script([text("Booked.")])
