@@ -1,20 +1,32 @@
-"""The smoke law runs first: if one turn does not work, nothing else can be judged."""
+"""The smoke law runs first: if one turn does not work, nothing else can be judged.
+
+It also proves the run is in the dialect it was asked for: the fake answers every
+dialect's endpoint, so a runtime built for another one would otherwise pass every law
+while no request of the dialect under test was ever judged."""
 
 from __future__ import annotations
 
 import pytest
 
-from ._kit import BOOK, SYSTEM, ScriptedProvider, text
+from ._kit import BOOK, SYSTEM, AgentFactory, Dialect, ScriptedProvider, text
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
 
 
 @pytest.mark.law("smoke.one-turn")
-async def test_one_turn_reaches_the_model_and_answers(fake: ScriptedProvider, new_agent) -> None:  # type: ignore[no-untyped-def]
+async def test_one_turn_reaches_the_model_and_answers(
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    dialect: Dialect,
+) -> None:
     fake.script([text("Booked.")])
     agent = await new_agent(system=SYSTEM)
     outcome = await agent.run(BOOK)
     assert outcome.answer == "Booked.", f"the run answered {outcome.answer!r}"
     assert len(fake.wire.requests) == 1, "one turn, one model request"
+    sent = fake.wire.last.dialect
+    assert sent == dialect, (
+        f"the run was asked to speak {dialect.value}, but its request came in {sent.value}"
+    )
     assert fake.wire.last.user_texts() == [BOOK]

@@ -40,9 +40,11 @@ def implementation(pytestconfig: pytest.Config) -> Implementation:
 
 @pytest.fixture
 def fake(
-    loopback_provider: ScriptedProvider, request: pytest.FixtureRequest
+    loopback_provider: ScriptedProvider, request: pytest.FixtureRequest, dialect: Dialect
 ) -> Iterator[ScriptedProvider]:
-    """The fake provider, over real HTTP: what it recorded is the evidence."""
+    """The fake provider, over real HTTP: what it recorded is the evidence. It knows the
+    test's dialect, so a request in another one is a finding, not a silent pass."""
+    loopback_provider.dialect = dialect
     yield loopback_provider
     folder: Path | None = request.config.getoption("--record")
     if folder is not None:

@@ -154,6 +154,11 @@ class ScriptedProvider:
         self.hold_limit = hold_limit
         self.max_body = max_body
         self._allow_unused = allow_unused
+        self.dialect: Dialect | None = None
+        """The dialect the runtime was asked to speak (the suite sets it per test), or
+        None to answer every dialect's endpoint alike. A request in another dialect is still
+        answered, so the runtime goes on, but it is a `wrong_dialect` finding: a run asked
+        for Responses that sends Chat Completions proves nothing about Responses."""
         self._scripts: list[Script] = []
         self._holds: list[Hold] = []
         self._services: dict[str, ServiceGate] = {}
@@ -406,6 +411,8 @@ class ScriptedProvider:
         except WireFormatError as error:
             return Refusal("malformed", f"turnlaw: {error}", 400)
         draft.ir = scrub_request(request, redactor, draft.body) if secret_inside else request
+        if self.dialect is not None and codec.dialect is not self.dialect:
+            draft.problems.append(("wrong_dialect", wrong_dialect(self.dialect, codec, asked[1])))
         if self.check_invariants and (problems := check_request(request, codec)):
             draft.problems.extend(("invariant", problem) for problem in problems)
         return request
@@ -494,6 +501,14 @@ class ScriptedProvider:
             return ()
         scrub = self.redactor.scrub_text
         return tuple(Finding(kind=kind, seq=seq, message=scrub(text)) for kind, text in problems)
+
+
+def wrong_dialect(asked: Dialect, codec: DialectCodec, path: str) -> str:
+    """What a request in a dialect other than the one asked for is told, and recorded."""
+    return (
+        f"turnlaw: this run was asked to speak {asked.value}, but this request came to the "
+        f"{codec.dialect.value} endpoint ({path}): the runtime was built for another dialect"
+    )
 
 
 def _describe(step: Step) -> str:

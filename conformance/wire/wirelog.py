@@ -44,6 +44,7 @@ FindingKind = Literal[
     "hold_unreleased",
     "unanswered",
     "unused_steps",
+    "wrong_dialect",
 ]
 
 

@@ -62,6 +62,13 @@ class _Slow(ReferenceAgent):
         return await super().run(message, **options)
 
 
+class _SpeaksChatForEveryDialect(_Faulty):
+    """Declares Responses, then builds every agent on Chat Completions (a wrong switch)."""
+
+    def provider_for(self, spec: AgentSpec) -> Any:
+        return super().provider_for(spec.model_copy(update={"dialect": Dialect.OPENAI_CHAT}))
+
+
 def _faulty(name: str, agent_type: type[ReferenceAgent], **extra: Any) -> _Faulty:
     implementation = _Faulty(name=name)
     implementation.agent_type = agent_type
@@ -86,6 +93,7 @@ garbage_checkpoint = _faulty("garbage checkpoint", _GarbageCheckpoint)
 declares_pause_it_lacks = _faulty("declares pause it lacks", _NoPause)
 silent_success = _faulty("claims success, sends nothing", _SilentSuccess)
 slow = _faulty("slow", _Slow)
+chat_for_every_dialect = _SpeaksChatForEveryDialect(name="speaks chat for every dialect")
 unnamed_trace_tool = _faulty("self-explain without a named trace tool", ReferenceAgent)
 unnamed_trace_tool.trace_tool = None  # type: ignore[assignment]
 assert Capability.PAUSE in declares_pause_it_lacks.capabilities

@@ -159,6 +159,29 @@ def test_claiming_success_while_sending_nothing_fails(
     assert conformance_cli(["report", str(tmp_path / "results.jsonl")]) == 1
 
 
+def test_a_run_in_another_dialect_than_asked_fails_the_smoke_law(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The fake answers every dialect's endpoint; the run must still be in the one asked."""
+    results_path = tmp_path / "results.jsonl"
+    run = suite.runpytest(
+        *PLUGIN,
+        "--dialects",
+        "openai-responses",
+        "--impl",
+        "tests.harness.faulty_adapters:chat_for_every_dialect",
+        "--results",
+        str(results_path),
+        "--pyargs",
+        "conformance.laws.test_smoke",
+        "conformance.laws.test_run",
+    )
+    results = read_results(results_path)
+    assert results.per_law() == {"smoke.one-turn": Outcome.FAIL}
+    assert "asked to speak openai-responses" in details(results, "smoke.one-turn")
+    assert run.ret == pytest.ExitCode.INTERRUPTED  # the premise of every law: stopped
+
+
 def test_a_run_killed_half_way_is_reported_as_truncated(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

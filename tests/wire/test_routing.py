@@ -211,3 +211,29 @@ def test_the_retired_reply_names_the_path_and_is_counted() -> None:
     assert status == 410
     assert message.startswith("turnlaw: /turnlaw/20/v1/chat/completions is not served any more")
     assert list(app.late) == ["POST /turnlaw/20/v1/chat/completions"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [("/v1/chat/completions", CHAT), ("/v1/responses", RESPONSES), ("/v1/messages", MESSAGES)],
+)
+def test_a_request_in_another_dialect_is_answered_and_a_finding(path: str, body: bytes) -> None:
+    """The suite tells the fake the test's dialect: a runtime that sends another dialect's
+    request still gets its answer (so the run goes on), but the test cannot pass."""
+    from conformance.wire._plan import RawRequest
+    from conformance.wire.ir import Dialect
+
+    for asked in Dialect:
+        provider = ScriptedProvider([text("ok")])
+        provider.dialect = asked
+        plan = provider.respond(
+            RawRequest("POST", path, [("content-type", "application/json")], body)
+        )
+        (exchange,) = provider.wire
+        kinds = [finding.kind for finding in exchange.findings]
+        assert plan.status == 200
+        if exchange.dialect is asked:
+            assert kinds == []
+        else:
+            assert kinds == ["wrong_dialect"]
+            assert asked.value in exchange.findings[0].message
