@@ -274,7 +274,11 @@ class LangGraphAgent:
         state = await self._graph.aget_state(_config(self._thread))
         return _as_json(self._thread, state.values.get("messages", []))
 
-    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
+    async def resume(
+        self, checkpoint: JSON, decision: str | None, *, session_id: str | None = None
+    ) -> RunOutcome:
+        if session_id is not None:
+            raise ValueError("this adapter does not declare session_id: langgraph has no session")
         if not isinstance(checkpoint, dict) or not isinstance(checkpoint.get("thread_id"), str):
             raise ValueError(
                 "resume: not a checkpoint of this adapter (a JSON object naming the paused "

@@ -285,7 +285,11 @@ class OpenAIAgentsUnderTest:
             )
         return self._held
 
-    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
+    async def resume(
+        self, checkpoint: JSON, decision: str | None, *, session_id: str | None = None
+    ) -> RunOutcome:
+        if session_id is not None:
+            raise ValueError("session_id: this adapter does not declare the session_id capability")
         if not isinstance(checkpoint, dict):
             raise ValueError(
                 "resume(): the checkpoint must be a paused run's RunState JSON (a dict, "
