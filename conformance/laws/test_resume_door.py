@@ -8,6 +8,7 @@ runtime that resumed only the paused turn, or ran the batch's other calls wrongl
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -19,16 +20,20 @@ from ._kit import (
     Capability,
     IdentitySpec,
     Implementation,
+    LawViolation,
     RefusalKind,
     Refused,
     RequestIR,
+    RunFailed,
     ScriptedProvider,
+    Step,
     declares,
     parallel_calls,
     premise,
     roundtrip,
     text,
     tool_call,
+    untyped,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -36,6 +41,8 @@ pytestmark = pytest.mark.asyncio
 REFUND = "Refund order 7, please."
 QUESTION = "Approve a refund for order 7?"
 WHO = IdentitySpec(conversation_id="conv-resume", tenant="acme", principal="ana")
+SESSION = "s-resumed"
+RESUMES = "pending.resume-continues"
 
 
 def answers_to(request: RequestIR) -> Counter[str]:
@@ -193,3 +200,102 @@ async def test_a_pause_resumed_on_another_agent_runs_under_its_identity(
         "a paused conversation resumed on another agent did not run under the identity it "
         f"carries: its tool was told {told}"
     )
+
+
+# Checkpoints that ask nobody anything: a finished turn, a question dropped, a question
+# already answered (the resumed run's own checkpoint).
+UNPAUSED = ("a completed run", "an abandoned pause", "an answered pause")
+
+
+@pytest.mark.law("pending.resume-continues")
+@pytest.mark.parametrize("source", UNPAUSED)
+async def test_resume_refuses_a_checkpoint_that_asks_nothing(
+    fake: ScriptedProvider, new_agent: AgentFactory, source: str
+) -> None:
+    """resume answers a paused run's question; a checkpoint with none has nothing for the
+    decision to answer, so resuming it is refused before anything is sent, not turned
+    into a new turn, and not a crash."""
+    asking = tool_call("ask_person", {"question": QUESTION})
+    steps: list[Step] = [text("Booked.")] if source == UNPAUSED[0] else [asking]
+    if source == UNPAUSED[2]:
+        steps.append(text("Refund approved."))
+    fake.script(steps)
+    agent = await new_agent(tools=("ask_person",))
+    if source == UNPAUSED[0]:
+        handed = (await agent.run(BOOK)).checkpoint
+    else:
+        paused = await agent.run(REFUND)
+        premise(RESUMES, paused.paused is not None, "a run whose tool asked a person did not pause")
+        if source == UNPAUSED[1]:
+            premise(
+                "pending.abandon-returns-dropped",
+                await agent.abandon_pause() is not None,
+                "abandon_pause() with a question pending dropped nothing",
+            )
+            handed = await agent.checkpoint()
+        else:
+            done = await agent.resume(paused.checkpoint, "approved")
+            premise(RESUMES, done.answer == "Refund approved.", "resume did not carry the run on")
+            handed = done.checkpoint
+    sent = len(fake.wire.requests)
+    try:
+        outcome = await agent.resume(roundtrip(handed), "approved")
+    except Refused:
+        pass
+    except RunFailed as failed:
+        raise AssertionError(
+            f"resuming {source}'s checkpoint, which asks nothing, ran and failed ({failed}) "
+            "instead of being refused"
+        ) from failed
+    except Exception as error:
+        if not untyped(error):
+            raise  # the harness's own failure: an ERROR, never this law's FAIL
+        raise AssertionError(
+            f"resuming {source}'s checkpoint, which asks nothing, crashed with "
+            f"{type(error).__name__} instead of being refused: {str(error)[:200]}"
+        ) from error
+    else:
+        raise AssertionError(
+            f"resuming {source}'s checkpoint, which asks nothing, went ahead and returned "
+            f"{outcome.answer!r}: a decision with no question to answer was not refused"
+        )
+    assert len(fake.wire.requests) == sent, (
+        f"resuming {source}'s checkpoint, which asks nothing, sent "
+        f"{len(fake.wire.requests) - sent} request(s) to the model before it was refused"
+    )
+
+
+@pytest.mark.law("identity.ladder", "identity.synthesized-not-published")
+async def test_a_paused_session_resumes_under_the_session(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """A host passes the session id on every run and resume: a resumed turn of a session
+    that named no identity takes the session rung, as its paused run did, and its tools
+    are told the session."""
+    needs(implementation, Capability.PAUSE, "identity.ladder")
+    fake.script(
+        [tool_call("ask_person", {"question": QUESTION}), tool_call("whoami"), text("Done.")]
+    )
+    first = await new_agent(tools=("ask_person", "whoami"))
+    paused = await first.run(REFUND, session_id=SESSION)
+    premise(RESUMES, paused.paused is not None, "the run did not pause")
+    asking = paused.paused.tool_call_id if paused.paused is not None else ""
+    host = await new_agent(tools=("ask_person", "whoami"))  # a host hydrating the session
+    done = await host.resume(roundtrip(paused.checkpoint), "approved", session_id=SESSION)
+    premise(RESUMES, done.answer == "Done.", f"the resumed run answered {done.answer!r}")
+    report = await host.last_identity()
+    if report is None or (report.source, report.conversation_id) != ("session", SESSION):
+        said = None if report is None else (report.source, report.conversation_id)
+        raise LawViolation(
+            "identity.ladder",
+            f"a paused run of session {SESSION!r} (no identity named) was resumed with its "
+            f"session id, yet the resumed turn's identity was {said}, not the session rung "
+            f"{('session', SESSION)}",
+        )
+    told = [r for k, r in results(fake.wire.last).items() if k != asking]
+    if not told or json.loads(told[0]).get("session_id") != SESSION:
+        raise LawViolation(
+            "identity.synthesized-not-published",  # its quote: "A tool that wants the
+            # session has ctx.sessionId."
+            f"the resumed turn of session {SESSION!r} told its tool {told}, not the session",
+        )
