@@ -39,7 +39,8 @@ every invoke; the agent here is that caller, and holds the thread it last named:
   returns `__interrupt__`, reported as the pause. `resume(cp, decision)` invokes
   `Command(resume=decision)` on `cp["thread_id"]`, and the tool returns the decision.
 - `abandon_pause()` reads the thread's pending `interrupts` and closes the asking call with
-  `update_state({"messages": [ToolMessage(ABANDONED_RESULT)]}, as_node="tools")`,
+  `update_state({"messages": [ToolMessage(ABANDONED_RESULT)]}, as_node="tools")` (and the
+  other calls of its batch that have no result with `NOT_RUN_RESULT`: the step is dropped),
   langgraph's documented way to edit a paused thread. langgraph has no abandon of its own,
   so the closing result's text is the catalog's `ABANDONED_RESULT`, the suite's for an
   adapter whose framework has none; the results' notes say so.
@@ -154,6 +155,8 @@ from conformance.wire.ir import Dialect
 from ._kit import call_service, openai_http, reporting_failures
 
 PACKAGE = "langgraph"
+NOT_RUN_RESULT = "Not run: the paused step was abandoned."
+"""What the adapter closes the other calls of an abandoned step with (langgraph has none)."""
 """The distribution under test, as expectations/langgraph.toml pins it."""
 
 
@@ -297,10 +300,23 @@ class LangGraphAgent:
         if not state.interrupts:
             return None
         dropped = PendingReport.model_validate(state.interrupts[0].value)
-        closing = ToolMessage(
-            ABANDONED_RESULT, tool_call_id=dropped.tool_call_id, name=dropped.tool_name
-        )
-        await self._graph.aupdate_state(config, {"messages": [closing]}, as_node="tools")
+        # The whole paused tool step is dropped: the calls of its batch that have no result
+        # yet are closed too, or langgraph refuses the next turn's history.
+        messages: list[BaseMessage] = state.values.get("messages", [])
+        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+        batch = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+        calls = [c for c in (batch.tool_calls if batch else []) if c["id"] not in answered]
+        closing = [
+            ToolMessage(
+                ABANDONED_RESULT if call["id"] == dropped.tool_call_id else NOT_RUN_RESULT,
+                tool_call_id=call["id"],
+                name=call["name"],
+            )
+            for call in calls
+        ] or [
+            ToolMessage(ABANDONED_RESULT, tool_call_id=dropped.tool_call_id, name=dropped.tool_name)
+        ]
+        await self._graph.aupdate_state(config, {"messages": closing}, as_node="tools")
         return dropped.model_dump()
 
     async def can_explain(self) -> bool:

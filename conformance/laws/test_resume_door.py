@@ -43,6 +43,7 @@ QUESTION = "Approve a refund for order 7?"
 WHO = IdentitySpec(conversation_id="conv-resume", tenant="acme", principal="ana")
 SESSION = "s-resumed"
 RESUMES = "pending.resume-continues"
+UNASKED = "Approved, though nobody asked (decision 41)."
 
 
 def answers_to(request: RequestIR) -> Counter[str]:
@@ -209,17 +210,18 @@ UNPAUSED = ("a completed run", "an abandoned pause", "an answered pause")
 
 @pytest.mark.law("pending.resume-continues")
 @pytest.mark.parametrize("source", UNPAUSED)
-async def test_resume_refuses_a_checkpoint_that_asks_nothing(
+async def test_resume_of_a_checkpoint_that_asks_nothing_answers_nothing(
     fake: ScriptedProvider, new_agent: AgentFactory, source: str
 ) -> None:
     """resume answers a paused run's question; a checkpoint with none has nothing for the
-    decision to answer, so resuming it is refused before anything is sent, not turned
-    into a new turn, and not a crash."""
+    decision to answer. The seed leaves open whether a runtime refuses or carries the
+    conversation on, so either passes; what fails is the door crashing (neither a
+    refusal nor a run), or the decision reaching the model as if somebody had asked."""
     asking = tool_call("ask_person", {"question": QUESTION})
     steps: list[Step] = [text("Booked.")] if source == UNPAUSED[0] else [asking]
     if source == UNPAUSED[2]:
         steps.append(text("Refund approved."))
-    fake.script(steps)
+    fake.script([*steps, text("Anything else?")], allow_unused=True)
     agent = await new_agent(tools=("ask_person",))
     if source == UNPAUSED[0]:
         handed = (await agent.run(BOOK)).checkpoint
@@ -239,29 +241,20 @@ async def test_resume_refuses_a_checkpoint_that_asks_nothing(
             handed = done.checkpoint
     sent = len(fake.wire.requests)
     try:
-        outcome = await agent.resume(roundtrip(handed), "approved")
-    except Refused:
+        await agent.resume(roundtrip(handed), UNASKED)
+    except (Refused, RunFailed):
         pass
-    except RunFailed as failed:
-        raise AssertionError(
-            f"resuming {source}'s checkpoint, which asks nothing, ran and failed ({failed}) "
-            "instead of being refused"
-        ) from failed
     except Exception as error:
         if not untyped(error):
             raise  # the harness's own failure: an ERROR, never this law's FAIL
         raise AssertionError(
             f"resuming {source}'s checkpoint, which asks nothing, crashed with "
-            f"{type(error).__name__} instead of being refused: {str(error)[:200]}"
+            f"{type(error).__name__} (neither a refusal nor a run): {str(error)[:200]}"
         ) from error
-    else:
-        raise AssertionError(
-            f"resuming {source}'s checkpoint, which asks nothing, went ahead and returned "
-            f"{outcome.answer!r}: a decision with no question to answer was not refused"
-        )
-    assert len(fake.wire.requests) == sent, (
-        f"resuming {source}'s checkpoint, which asks nothing, sent "
-        f"{len(fake.wire.requests) - sent} request(s) to the model before it was refused"
+    shown = [m.text for r in fake.wire.requests[sent:] for m in r.messages if UNASKED in m.text]
+    assert not shown, (
+        f"resuming {source}'s checkpoint, which asks nothing, showed the model the decision "
+        f"{UNASKED!r} as if a question had been asked: {shown}"
     )
 
 
