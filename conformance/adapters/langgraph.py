@@ -301,11 +301,20 @@ class LangGraphAgent:
             return None
         dropped = PendingReport.model_validate(state.interrupts[0].value)
         # The whole paused tool step is dropped: the calls of its batch that have no result
-        # yet are closed too, or langgraph refuses the next turn's history.
+        # are closed too, or langgraph refuses the next turn's history. The step's results
+        # that did come are written again with it (the same message ids: add_messages
+        # replaces, never duplicates), since an update as the tools node stands in for the
+        # interrupted step and its writes.
         messages: list[BaseMessage] = state.values.get("messages", [])
-        answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-        batch = next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
-        calls = [c for c in (batch.tool_calls if batch else []) if c["id"] not in answered]
+        at = max((n for n, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
+        came = [m for m in messages[at + 1 :] if isinstance(m, ToolMessage)]
+        answered = {m.tool_call_id for m in came}
+        batch = messages[at] if at >= 0 else None
+        calls = [
+            c
+            for c in (batch.tool_calls if isinstance(batch, AIMessage) else [])
+            if c["id"] not in answered
+        ]
         closing = [
             ToolMessage(
                 ABANDONED_RESULT if call["id"] == dropped.tool_call_id else NOT_RUN_RESULT,
@@ -316,7 +325,8 @@ class LangGraphAgent:
         ] or [
             ToolMessage(ABANDONED_RESULT, tool_call_id=dropped.tool_call_id, name=dropped.tool_name)
         ]
-        await self._graph.aupdate_state(config, {"messages": closing}, as_node="tools")
+        update = {"messages": [*came, *closing]}
+        await self._graph.aupdate_state(config, update, as_node="tools")
         return dropped.model_dump()
 
     async def can_explain(self) -> bool:
