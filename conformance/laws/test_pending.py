@@ -358,7 +358,13 @@ async def test_abandoning_a_pause_in_a_batch_leaves_no_call_of_it_unanswered(
         f"abandon_pause() with {batch} of a batch pending did not say it dropped the asking "
         f"call {asking!r}: it returned {dropped}"
     )
-    await agent.follow_up(THREE)
+    try:
+        await agent.follow_up(THREE)
+    except Refused as refused:
+        raise AssertionError(
+            f"after abandoning a pause with {batch} of its batch, the next turn was refused "
+            f"({refused}): the abandonment left a conversation the agent cannot continue"
+        ) from refused
     after = fake.wire.last
     calls = [c.id for m in after.messages for c in m.tool_calls]
     counts = answers_to(after)
