@@ -351,8 +351,8 @@ async def test_abandoning_a_pause_in_a_batch_leaves_no_call_of_it_unanswered(
     )
     agent = await new_agent(tools=("echo", "ask_person"))
     paused = await agent.run(REFUND)
-    premise(RESUMES, paused.paused is not None, "a batch with ask_person in it did not pause")
-    asking = paused.paused.tool_call_id if paused.paused is not None else ""
+    assert paused.paused is not None, "a batch with ask_person in it did not pause"
+    asking = paused.paused.tool_call_id
     dropped = await agent.abandon_pause()
     assert dropped is not None and dropped.get("tool_call_id") == asking, (
         f"abandon_pause() with {batch} of a batch pending did not say it dropped the asking "

@@ -8,7 +8,6 @@ runtime that resumed only the paused turn, or ran the batch's other calls wrongl
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 
 import pytest
@@ -227,7 +226,7 @@ async def test_resume_of_a_checkpoint_that_asks_nothing_answers_nothing(
         handed = (await agent.run(BOOK)).checkpoint
     else:
         paused = await agent.run(REFUND)
-        premise(RESUMES, paused.paused is not None, "a run whose tool asked a person did not pause")
+        assert paused.paused is not None, "a run whose tool asked a person did not pause"
         if source == UNPAUSED[1]:
             premise(
                 "pending.abandon-returns-dropped",
@@ -237,7 +236,7 @@ async def test_resume_of_a_checkpoint_that_asks_nothing_answers_nothing(
             handed = await agent.checkpoint()
         else:
             done = await agent.resume(paused.checkpoint, "approved")
-            premise(RESUMES, done.answer == "Refund approved.", "resume did not carry the run on")
+            assert done.answer == "Refund approved.", "resume did not carry the paused run on"
             handed = done.checkpoint
     sent = len(fake.wire.requests)
     try:
@@ -258,13 +257,12 @@ async def test_resume_of_a_checkpoint_that_asks_nothing_answers_nothing(
     )
 
 
-@pytest.mark.law("identity.ladder", "identity.synthesized-not-published")
+@pytest.mark.law("identity.ladder")
 async def test_a_paused_session_resumes_under_the_session(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
     """A host passes the session id on every run and resume: a resumed turn of a session
-    that named no identity takes the session rung, as its paused run did, and its tools
-    are told the session."""
+    that named no identity takes the session rung, as its paused run did."""
     needs(implementation, Capability.PAUSE, "identity.ladder")
     fake.script(
         [tool_call("ask_person", {"question": QUESTION}), tool_call("whoami"), text("Done.")]
@@ -272,7 +270,6 @@ async def test_a_paused_session_resumes_under_the_session(
     first = await new_agent(tools=("ask_person", "whoami"))
     paused = await first.run(REFUND, session_id=SESSION)
     premise(RESUMES, paused.paused is not None, "the run did not pause")
-    asking = paused.paused.tool_call_id if paused.paused is not None else ""
     host = await new_agent(tools=("ask_person", "whoami"))  # a host hydrating the session
     done = await host.resume(roundtrip(paused.checkpoint), "approved", session_id=SESSION)
     premise(RESUMES, done.answer == "Done.", f"the resumed run answered {done.answer!r}")
@@ -284,11 +281,4 @@ async def test_a_paused_session_resumes_under_the_session(
             f"a paused run of session {SESSION!r} (no identity named) was resumed with its "
             f"session id, yet the resumed turn's identity was {said}, not the session rung "
             f"{('session', SESSION)}",
-        )
-    told = [r for k, r in results(fake.wire.last).items() if k != asking]
-    if not told or json.loads(told[0]).get("session_id") != SESSION:
-        raise LawViolation(
-            "identity.synthesized-not-published",  # its quote: "A tool that wants the
-            # session has ctx.sessionId."
-            f"the resumed turn of session {SESSION!r} told its tool {told}, not the session",
         )
