@@ -41,9 +41,7 @@ _counter = itertools.count()
 
 NAMES = st.one_of(
     st.sampled_from(["billing", "support", "triage", "Billing"]),
-    st.from_regex(r"[A-Za-z][A-Za-z0-9._-]{0,15}", fullmatch=True).filter(
-        lambda n: n != DEFAULT_ID
-    ),
+    st.from_regex(r"[a-z][A-Za-z0-9._-]{0,15}", fullmatch=True).filter(lambda n: n != DEFAULT_ID),
 )
 IDS: st.SearchStrategy[AgentId] = st.one_of(st.none(), st.just(DEFAULT_ID), NAMES)
 
