@@ -172,9 +172,11 @@ class ReferenceAgent:
         with refusing(*_REFUSALS):
             return json.loads(self.agent.checkpoint().to_json())
 
-    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
+    async def resume(
+        self, checkpoint: JSON, decision: str | None, *, session_id: str | None = None
+    ) -> RunOutcome:
         with failures(), refusing(*_REFUSALS):
-            return _outcome(await self.agent.resume(checkpoint, decision))
+            return _outcome(await self.agent.resume(checkpoint, decision, session_id=session_id))
 
     async def abandon_pause(self) -> dict[str, str] | None:
         return self.agent.abandon_pause()

@@ -51,6 +51,10 @@ class _ResumeParams(_Params):
     resumes only with an answer it can send: it refuses no decision, or one it cannot
     take (text no JSON store or UTF-8 wire carries), leaving the question pending —
     refused as `pending_question`, since the question is still owed."""
+    session_id: str | None = None
+    """The session the resumed turn belongs to, as on `run`: a host passes it on every run
+    and resume (the seed's standingAgent), so a resumed turn of a session that named no
+    identity runs under the session's namespace, not a run's."""
 
 
 class _NoParams(_Params):
@@ -126,7 +130,7 @@ AGENT = Surface(
             ),
             doc="Answer a paused run's question with `decision`, from its checkpoint; "
             "`decision` null (no answer) is refused as pending_question, the question "
-            "still owed.",
+            "still owed; `session_id` (as on run) needs session_id.",
         ),
         Op(
             "abandon_pause",

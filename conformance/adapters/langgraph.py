@@ -39,7 +39,8 @@ every invoke; the agent here is that caller, and holds the thread it last named:
   returns `__interrupt__`, reported as the pause. `resume(cp, decision)` invokes
   `Command(resume=decision)` on `cp["thread_id"]`, and the tool returns the decision.
 - `abandon_pause()` reads the thread's pending `interrupts` and closes the asking call with
-  `update_state({"messages": [ToolMessage(ABANDONED_RESULT)]}, as_node="tools")`,
+  `update_state({"messages": [ToolMessage(ABANDONED_RESULT)]}, as_node="tools")` (and the
+  other calls of its batch that have no result with `NOT_RUN_RESULT`: the step is dropped),
   langgraph's documented way to edit a paused thread. langgraph has no abandon of its own,
   so the closing result's text is the catalog's `ABANDONED_RESULT`, the suite's for an
   adapter whose framework has none; the results' notes say so.
@@ -154,6 +155,8 @@ from conformance.wire.ir import Dialect
 from ._kit import call_service, openai_http, reporting_failures
 
 PACKAGE = "langgraph"
+NOT_RUN_RESULT = "Not run: the paused step was abandoned."
+"""What the adapter closes the other calls of an abandoned step with (langgraph has none)."""
 """The distribution under test, as expectations/langgraph.toml pins it."""
 
 
@@ -274,7 +277,11 @@ class LangGraphAgent:
         state = await self._graph.aget_state(_config(self._thread))
         return _as_json(self._thread, state.values.get("messages", []))
 
-    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
+    async def resume(
+        self, checkpoint: JSON, decision: str | None, *, session_id: str | None = None
+    ) -> RunOutcome:
+        if session_id is not None:
+            raise ValueError("this adapter does not declare session_id: langgraph has no session")
         if not isinstance(checkpoint, dict) or not isinstance(checkpoint.get("thread_id"), str):
             raise ValueError(
                 "resume: not a checkpoint of this adapter (a JSON object naming the paused "
@@ -293,10 +300,33 @@ class LangGraphAgent:
         if not state.interrupts:
             return None
         dropped = PendingReport.model_validate(state.interrupts[0].value)
-        closing = ToolMessage(
-            ABANDONED_RESULT, tool_call_id=dropped.tool_call_id, name=dropped.tool_name
-        )
-        await self._graph.aupdate_state(config, {"messages": [closing]}, as_node="tools")
+        # The whole paused tool step is dropped: the calls of its batch that have no result
+        # are closed too, or langgraph refuses the next turn's history. The step's results
+        # that did come are written again with it (the same message ids: add_messages
+        # replaces, never duplicates), since an update as the tools node stands in for the
+        # interrupted step and its writes.
+        messages: list[BaseMessage] = state.values.get("messages", [])
+        at = max((n for n, m in enumerate(messages) if isinstance(m, AIMessage)), default=-1)
+        came = [m for m in messages[at + 1 :] if isinstance(m, ToolMessage)]
+        answered = {m.tool_call_id for m in came}
+        batch = messages[at] if at >= 0 else None
+        calls = [
+            c
+            for c in (batch.tool_calls if isinstance(batch, AIMessage) else [])
+            if c["id"] not in answered
+        ]
+        closing = [
+            ToolMessage(
+                ABANDONED_RESULT if call["id"] == dropped.tool_call_id else NOT_RUN_RESULT,
+                tool_call_id=call["id"],
+                name=call["name"],
+            )
+            for call in calls
+        ] or [
+            ToolMessage(ABANDONED_RESULT, tool_call_id=dropped.tool_call_id, name=dropped.tool_name)
+        ]
+        update = {"messages": [*came, *closing]}
+        await self._graph.aupdate_state(config, update, as_node="tools")
         return dropped.model_dump()
 
     async def can_explain(self) -> bool:

@@ -285,12 +285,13 @@ class OpenAIAgentsUnderTest:
             )
         return self._held
 
-    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
-        if not isinstance(checkpoint, dict):
-            raise ValueError(
-                "resume(): the checkpoint must be a paused run's RunState JSON (a dict, "
-                f"what RunState.to_json() returns), not {type(checkpoint).__name__}"
-            )
+    async def resume(
+        self, checkpoint: JSON, decision: str | None, *, session_id: str | None = None
+    ) -> RunOutcome:
+        if session_id is not None:
+            raise ValueError("session_id: this adapter does not declare the session_id capability")
+        # A completed run's checkpoint (an item list) is the SDK's to refuse: from_json
+        # raises UserError ('Run state JSON must be an object'), read as invalid_checkpoint.
         state = await self._restore(checkpoint)
         for item in state.get_interruptions():
             if decision is None:  # no decision: the call stays neither approved nor rejected

@@ -253,7 +253,11 @@ class PydanticAIAgent:
             raise LookupError("no run on this agent has returned a Conversation yet")
         return _checkpoint(self._last)
 
-    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
+    async def resume(
+        self, checkpoint: JSON, decision: str | None, *, session_id: str | None = None
+    ) -> RunOutcome:
+        if session_id is not None:
+            raise TypeError("pydantic-ai has no session id; session_id is not declared")
         conversation = _conversation(checkpoint)
         asked = conversation.deferred_tool_requests
         # no decision: the deferred call gets no result, as a caller without one would run

@@ -250,3 +250,35 @@ async def test_tools_are_told_no_identity_when_nobody_named_one(
         )
     else:
         fake.allow_unused()
+
+
+@pytest.mark.law("follow-up.is-continue-from-checkpoint")
+async def test_a_follow_up_of_a_session_run_is_told_what_continue_from_is_told(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """followUp(message) is run({ message, continueFrom: this.checkpoint() }) and nothing
+    else, and that run names no session: a follow-up of a session's run carries the
+    session only if the checkpoint does, so both doors tell their tool the same."""
+    if Capability.SESSION_ID not in implementation.capabilities:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}a session's run needs session_id")
+    fake.script([text("Noted."), tool_call("whoami"), text(DONE)] * 2)
+    told: dict[str, dict[str, Any]] = {}
+    for door in ("run(continue_from=checkpoint())", "follow_up"):
+        agent = await new_agent(tools=("whoami",))
+        await agent.run(BOOK, session_id=SESSION)
+        if door == "follow_up":
+            outcome = await agent.follow_up(THREE)
+        else:
+            outcome = await agent.run(THREE, continue_from=await agent.checkpoint())
+        premise(  # continuing at all is each door's own law; this one compares them
+            "follow-up.shows-last-answer" if door == "follow_up" else CONTINUES,
+            outcome.answer == DONE and fake.wire.last.user_texts()[-1:] == [THREE],
+            f"{door} after a session's run answered {outcome.answer!r}",
+        )
+        told[door] = only_whoami(fake.wire.last)
+    mechanism, sugar = told["run(continue_from=checkpoint())"], told["follow_up"]
+    assert sugar == mechanism, (
+        f"after a run in session {SESSION!r}, follow_up told its tool {sugar} where "
+        f"run(continue_from=checkpoint()) told it {mechanism}: the convenience drifted from "
+        "the mechanism (a follow-up passes no session id the continue-from run would not)"
+    )

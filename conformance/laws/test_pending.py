@@ -276,6 +276,11 @@ async def test_resume_answers_the_asking_call_with_the_decision(
         f"after resume the model was not shown the person's decision as the result of the "
         f"asking call {asking!r}; tool results shown: {results}"
     )
+    failed = [m.tool_call_id for m in resumed.messages if m.role == "tool" and m.is_error]
+    assert asking not in failed, (
+        "the person's decision reached the model as a failed tool result (an error flag on "
+        f"the asking call {asking!r}): a decision answers the question, it is not an error"
+    )
     calls = [c.id for m in resumed.messages for c in m.tool_calls]
     twice = {call: n for call, n in answers_to(resumed).items() if n > 1}
     assert not twice, f"resume answered a tool call more than once: {twice}"
@@ -312,3 +317,62 @@ async def test_abandoning_a_pause_returns_what_it_dropped(
         "after abandoning, the dropped call was not closed with exactly one result"
     )
     assert await agent.abandon_pause() is None, "abandon_pause() after a completed run was not None"
+
+
+# Where the question sits in its batch: calls before it ran, calls after it did not.
+BATCHES = {
+    "the question first": ("ask_person", "echo", "echo"),
+    "the question between": ("echo", "ask_person", "echo"),
+    "the question last": ("echo", "echo", "ask_person"),
+}
+
+
+@pytest.mark.law("pending.abandon-returns-dropped")
+@pytest.mark.parametrize("batch", BATCHES)
+async def test_abandoning_a_pause_in_a_batch_leaves_no_call_of_it_unanswered(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation, batch: str
+) -> None:
+    """The abandonment is said, not performed blind: the question is dropped, and so is the
+    rest of its paused turn, so the next turn shows a conversation whose every call has
+    its one result (what it says of the calls that never ran is the runtime's)."""
+    if not declares(implementation, Capability.FOLLOW_UP):
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}the turn after abandoning needs follow_up")
+    tools = BATCHES[batch]
+    fake.script(
+        [
+            parallel_calls(
+                *(
+                    (name, {"question": QUESTION} if name == "ask_person" else {"text": f"o{n}"})
+                    for n, name in enumerate(tools)
+                )
+            ),
+            text("What can I do instead?"),
+        ]
+    )
+    agent = await new_agent(tools=("echo", "ask_person"))
+    paused = await agent.run(REFUND)
+    assert paused.paused is not None, "a batch with ask_person in it did not pause"
+    asking = paused.paused.tool_call_id
+    dropped = await agent.abandon_pause()
+    assert dropped is not None and dropped.get("tool_call_id") == asking, (
+        f"abandon_pause() with {batch} of a batch pending did not say it dropped the asking "
+        f"call {asking!r}: it returned {dropped}"
+    )
+    try:
+        await agent.follow_up(THREE)
+    except Refused as refused:
+        raise AssertionError(
+            f"after abandoning a pause with {batch} of its batch, the next turn was refused "
+            f"({refused}): the abandonment left a conversation the agent cannot continue"
+        ) from refused
+    after = fake.wire.last
+    calls = [c.id for m in after.messages for c in m.tool_calls]
+    counts = answers_to(after)
+    wrong = {call: counts[call] for call in calls if counts[call] != 1}
+    assert len(calls) == len(tools) and not wrong, (
+        f"after abandoning a pause with {batch} of its batch, the next turn showed the "
+        f"calls {calls} with result counts {wrong} (each must have exactly one)"
+    )
+    assert after.user_texts() == [REFUND, THREE], (
+        "the turn after abandoning did not continue the conversation with the new message"
+    )

@@ -19,16 +19,20 @@ from ._kit import (
     Capability,
     IdentitySpec,
     Implementation,
+    LawViolation,
     RefusalKind,
     Refused,
     RequestIR,
+    RunFailed,
     ScriptedProvider,
+    Step,
     declares,
     parallel_calls,
     premise,
     roundtrip,
     text,
     tool_call,
+    untyped,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -36,6 +40,9 @@ pytestmark = pytest.mark.asyncio
 REFUND = "Refund order 7, please."
 QUESTION = "Approve a refund for order 7?"
 WHO = IdentitySpec(conversation_id="conv-resume", tenant="acme", principal="ana")
+SESSION = "s-resumed"
+RESUMES = "pending.resume-continues"
+UNASKED = "Approved, though nobody asked (decision 41)."
 
 
 def answers_to(request: RequestIR) -> Counter[str]:
@@ -193,3 +200,85 @@ async def test_a_pause_resumed_on_another_agent_runs_under_its_identity(
         "a paused conversation resumed on another agent did not run under the identity it "
         f"carries: its tool was told {told}"
     )
+
+
+# Checkpoints that ask nobody anything: a finished turn, a question dropped, a question
+# already answered (the resumed run's own checkpoint).
+UNPAUSED = ("a completed run", "an abandoned pause", "an answered pause")
+
+
+@pytest.mark.law("pending.resume-continues")
+@pytest.mark.parametrize("source", UNPAUSED)
+async def test_resume_of_a_checkpoint_that_asks_nothing_answers_nothing(
+    fake: ScriptedProvider, new_agent: AgentFactory, source: str
+) -> None:
+    """resume answers a paused run's question; a checkpoint with none has nothing for the
+    decision to answer. The seed leaves open whether a runtime refuses or carries the
+    conversation on, so either passes; what fails is the door crashing (neither a
+    refusal nor a run), or the decision reaching the model as if somebody had asked."""
+    asking = tool_call("ask_person", {"question": QUESTION})
+    steps: list[Step] = [text("Booked.")] if source == UNPAUSED[0] else [asking]
+    if source == UNPAUSED[2]:
+        steps.append(text("Refund approved."))
+    fake.script([*steps, text("Anything else?")], allow_unused=True)
+    agent = await new_agent(tools=("ask_person",))
+    if source == UNPAUSED[0]:
+        handed = (await agent.run(BOOK)).checkpoint
+    else:
+        paused = await agent.run(REFUND)
+        assert paused.paused is not None, "a run whose tool asked a person did not pause"
+        if source == UNPAUSED[1]:
+            premise(
+                "pending.abandon-returns-dropped",
+                await agent.abandon_pause() is not None,
+                "abandon_pause() with a question pending dropped nothing",
+            )
+            handed = await agent.checkpoint()
+        else:
+            done = await agent.resume(paused.checkpoint, "approved")
+            assert done.answer == "Refund approved.", "resume did not carry the paused run on"
+            handed = done.checkpoint
+    sent = len(fake.wire.requests)
+    try:
+        await agent.resume(roundtrip(handed), UNASKED)
+    except (Refused, RunFailed):
+        pass
+    except Exception as error:
+        if not untyped(error):
+            raise  # the harness's own failure: an ERROR, never this law's FAIL
+        raise AssertionError(
+            f"resuming {source}'s checkpoint, which asks nothing, crashed with "
+            f"{type(error).__name__} (neither a refusal nor a run): {str(error)[:200]}"
+        ) from error
+    shown = [m.text for r in fake.wire.requests[sent:] for m in r.messages if UNASKED in m.text]
+    assert not shown, (
+        f"resuming {source}'s checkpoint, which asks nothing, showed the model the decision "
+        f"{UNASKED!r} as if a question had been asked: {shown}"
+    )
+
+
+@pytest.mark.law("identity.ladder")
+async def test_a_paused_session_resumes_under_the_session(
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
+) -> None:
+    """A host passes the session id on every run and resume: a resumed turn of a session
+    that named no identity takes the session rung, as its paused run did."""
+    needs(implementation, Capability.PAUSE, "identity.ladder")
+    fake.script(
+        [tool_call("ask_person", {"question": QUESTION}), tool_call("whoami"), text("Done.")]
+    )
+    first = await new_agent(tools=("ask_person", "whoami"))
+    paused = await first.run(REFUND, session_id=SESSION)
+    premise(RESUMES, paused.paused is not None, "the run did not pause")
+    host = await new_agent(tools=("ask_person", "whoami"))  # a host hydrating the session
+    done = await host.resume(roundtrip(paused.checkpoint), "approved", session_id=SESSION)
+    premise(RESUMES, done.answer == "Done.", f"the resumed run answered {done.answer!r}")
+    report = await host.last_identity()
+    if report is None or (report.source, report.conversation_id) != ("session", SESSION):
+        said = None if report is None else (report.source, report.conversation_id)
+        raise LawViolation(
+            "identity.ladder",
+            f"a paused run of session {SESSION!r} (no identity named) was resumed with its "
+            f"session id, yet the resumed turn's identity was {said}, not the session rung "
+            f"{('session', SESSION)}",
+        )

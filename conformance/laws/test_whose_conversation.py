@@ -40,8 +40,8 @@ AgentId = str | None
 _counter = itertools.count()
 
 NAMES = st.one_of(
-    st.sampled_from(["billing", "support", "triage"]),
-    st.from_regex(r"[a-z][a-z0-9._-]{0,15}", fullmatch=True).filter(lambda n: n != DEFAULT_ID),
+    st.sampled_from(["billing", "support", "triage", "Billing"]),
+    st.from_regex(r"[a-z][A-Za-z0-9._-]{0,15}", fullmatch=True).filter(lambda n: n != DEFAULT_ID),
 )
 IDS: st.SearchStrategy[AgentId] = st.one_of(st.none(), st.just(DEFAULT_ID), NAMES)
 
@@ -51,8 +51,13 @@ UNNAMED: st.SearchStrategy[AgentId] = st.sampled_from([None, DEFAULT_ID])
 
 @st.composite
 def two_names(draw: st.DrawFn) -> tuple[AgentId, AgentId]:
-    """Both sides named themselves, differently: the one case that is refused."""
+    """Both sides named themselves, differently: the one case that is refused. A name that
+    differs only in case is another name ('Billing' is not 'billing'): ids decide, and a
+    runtime that folds case answers another agent's conversation."""
     recorder = draw(NAMES)
+    recased = recorder.swapcase()
+    if recased != DEFAULT_ID and draw(st.booleans()):
+        return recorder, recased
     return recorder, draw(NAMES.filter(lambda name: name != recorder))
 
 
@@ -107,6 +112,7 @@ def cast(new_agent: AgentFactory) -> Cast:
 @given(pair=two_names())
 @settings(report_multiple_bugs=False)  # one failure, an assertion: a FAIL, not an ERROR
 @example(pair=("billing", "support"))
+@example(pair=("billing", "Billing"))
 async def test_an_agent_refuses_another_named_agents_conversation(
     fake: ScriptedProvider, cast: Cast, pair: tuple[AgentId, AgentId]
 ) -> None:

@@ -181,7 +181,9 @@ class ChatAgent:
             raise Refused(RefusalKind.NO_CONVERSATION, "no completed run yet")
         return {"version": VERSION, "messages": [dict(m) for m in self.last]}
 
-    async def resume(self, checkpoint: JSON, decision: str | None) -> RunOutcome:
+    async def resume(
+        self, checkpoint: JSON, decision: str | None, *, session_id: str | None = None
+    ) -> RunOutcome:
         raise NotImplementedError("pause is not declared")
 
     async def abandon_pause(self) -> dict[str, str] | None:

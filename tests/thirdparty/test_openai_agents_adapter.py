@@ -79,8 +79,8 @@ async def test_follow_up_before_any_run_is_a_plain_first_run_and_nothing_is_refu
     try:
         with pytest.raises(LookupError, match="has not run yet"):
             await agent.checkpoint()
-        with pytest.raises(ValueError, match="RunState JSON"):
-            await agent.resume([], "approved")
+        with pytest.raises(Refused, match="Run state JSON must be an object"):
+            await agent.resume([], "approved")  # the SDK's own refusal, as invalid_checkpoint
         assert len(loopback_provider.wire) == 0, "an impossible call reached the model"
         outcome = await agent.follow_up("Book me a table.")
     finally:
