@@ -77,13 +77,18 @@ def summary(run: MutantRun) -> str:
     dead, counted = run.kill_rate()
     counts = Counter(r.verdict for r in run.results)
     rate = 100.0 * dead / counted if counted else 0.0
-    return (
+    outside = sum(1 for r in run.results if r.mutant.outside_seed)
+    text = (
         f"{len(run.results)} mutants: {counts[Verdict.KILLED]} killed, "
         f"{counts[Verdict.CRASHED]} crashed, {counts[Verdict.SURVIVED]} survived "
         f"({sum(1 for r in run.results if r.mutant.equivalent)} marked equivalent, "
-        f"{sum(1 for r in run.results if r.mutant.outside_seed)} outside the seed), "
+        f"{outside} outside the seed), "
         f"{counts[Verdict.BROKEN]} broken; kill rate {dead}/{counted} = {rate:.1f}%"
     )
+    if outside:  # the stricter figure beside it: every non-equivalent mutant counted
+        strict = 100.0 * dead / (counted + outside)
+        text += f" ({dead}/{counted + outside} = {strict:.1f}% counting those outside the seed)"
+    return text
 
 
 def render(run: MutantRun) -> str:
