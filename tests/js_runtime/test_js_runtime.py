@@ -25,6 +25,7 @@ DECLARED_AND_PASSING = {
     "checkpoint.plain-json",
     "checkpoint.final-answer",
     "checkpoint.no-trim",
+    "conversation.verbatim",
     "mismatch.refuses-another-agents-conversation",
     "mismatch.default-id-never-refuses",
     "mismatch.changed-agent-continues",
