@@ -103,6 +103,43 @@ def roundtrip(checkpoint: Any) -> Any:
     return json.loads(json.dumps(checkpoint, allow_nan=False))
 
 
+# --- what a request shows -----------------------------------------------------------------
+
+
+def shown_anywhere(request: RequestIR, said: str, *, in_call_arguments: bool = False) -> bool:
+    """Is `said` shown to the model: in the system prompt or a message's text, and with
+    `in_call_arguments` also in a tool call's arguments (where a folded span may put it)."""
+    return (
+        said in request.system
+        or any(said in m.text for m in request.messages)
+        or (
+            in_call_arguments
+            and any(said in str(c.arguments) for m in request.messages for c in m.tool_calls)
+        )
+    )
+
+
+def strings_in(data: Any) -> list[str]:
+    """Every string anywhere in a JSON value, keys too: a runtime records a checkpoint in
+    its own shape, so a law looks for what was said without knowing where it is kept."""
+    if isinstance(data, str):
+        return [data]
+    if isinstance(data, dict):
+        return [s for key, inner in data.items() for s in [str(key), *strings_in(inner)]]
+    if isinstance(data, list | tuple):
+        return [s for inner in data for s in strings_in(inner)]
+    return []
+
+
+def pairing_problems(request: RequestIR) -> list[str]:
+    """Tool calls shown without their results, or results shown without their calls."""
+    calls = {c.id for m in request.messages for c in m.tool_calls}
+    results = {m.tool_call_id for m in request.messages if m.role == "tool"}
+    return [f"call {c} without its result" for c in sorted(calls - results)] + [
+        f"result for {r} without its call" for r in sorted(str(r) for r in results - calls)
+    ]
+
+
 # --- the trace tool: what a self-explain runtime declares, and calls matching it --------
 
 
@@ -210,10 +247,13 @@ __all__ = [
     "calling",
     "declares",
     "long_turn",
+    "pairing_problems",
     "parallel_calls",
     "premise",
     "reproducing",
     "roundtrip",
+    "shown_anywhere",
+    "strings_in",
     "text",
     "text_blocks",
     "tool_call",

@@ -9,7 +9,6 @@ wire (what the summary call and the later calls showed) or the checkpoint's `fol
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +28,10 @@ from ._kit import (
     Step,
     declares,
     long_turn,
+    pairing_problems,
     premise,
+    shown_anywhere,
+    strings_in,
     text,
     tool_call,
 )
@@ -61,37 +63,6 @@ def is_summary_call(request: RequestIR) -> bool:
     """The fold's model call: a request whose last user turn is not a message this test sent."""
     users = request.user_texts()
     return not users or users[-1] not in MESSAGES
-
-
-def shown_anywhere(request: RequestIR, said: str) -> bool:
-    """In the system prompt, a message's text, or a tool call's arguments."""
-    return (
-        said in request.system
-        or any(said in m.text for m in request.messages)
-        or any(said in str(c.arguments) for m in request.messages for c in m.tool_calls)
-    )
-
-
-def strings_in(value: Any) -> Iterator[str]:
-    """Every string in a JSON value: a runtime records `folded` in its own shape."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield str(key)
-            yield from strings_in(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from strings_in(item)
-
-
-def pairing_problems(request: RequestIR) -> list[str]:
-    """Tool calls shown without their results, or results shown without their calls."""
-    calls = {c.id for m in request.messages for c in m.tool_calls}
-    results = {m.tool_call_id for m in request.messages if m.role == "tool"}
-    return [f"call {c} without its result" for c in sorted(calls - results)] + [
-        f"result for {r} without its call" for r in sorted(str(r) for r in results - calls)
-    ]
 
 
 @dataclass(frozen=True)
@@ -169,7 +140,9 @@ async def test_the_summary_call_is_shown_the_whole_folded_span(
     assert played.folds, NO_FOLD
     summary_call = played.requests[played.folds[0]]
     missing = [
-        what for what, said in folded_pieces().items() if not shown_anywhere(summary_call, said)
+        what
+        for what, said in folded_pieces().items()
+        if not shown_anywhere(summary_call, said, in_call_arguments=True)
     ]
     assert not missing, (
         f"the summary call did not show {', '.join(missing)} of the span it folded, so the "
@@ -221,7 +194,7 @@ async def test_a_window_shows_the_summary_besides_the_last_turns(
         current = MESSAGES.index(request.user_texts()[-1])
         verbatim = [t for t in request.user_texts() if t in MESSAGES]
         bound = MESSAGES[max(0, current - window + 1) : current + 1]
-        assert shown_anywhere(request, SUMMARY), (
+        assert shown_anywhere(request, SUMMARY, in_call_arguments=True), (
             f"with window={window} and compaction, turn {current + 1} did not show the summary "
             f"of the folded turns: the window dropped it, so the folded past was shown as nothing"
         )

@@ -17,10 +17,10 @@ from ._kit import (
     Capability,
     IdentitySpec,
     Implementation,
-    RequestIR,
     ScriptedProvider,
     declares,
     premise,
+    shown_anywhere,
     text,
     tool_call,
 )
@@ -28,10 +28,6 @@ from ._kit import (
 pytestmark = pytest.mark.asyncio
 
 WHO = IdentitySpec(conversation_id="conv-combo", tenant="acme", principal="ana")
-
-
-def shown_anywhere(request: RequestIR, needle: str) -> bool:
-    return needle in request.system or any(needle in m.text for m in request.messages)
 
 
 @pytest.mark.law("memory.namespace-isolation")

@@ -33,6 +33,7 @@ from ._kit import (
     long_turn,
     premise,
     roundtrip,
+    strings_in,
     text,
     tool_call,
 )
@@ -76,17 +77,6 @@ def named_calls(exchanges: Sequence[Exchange]) -> list[Any]:
 
 def shown_turns(exchanges: Sequence[Exchange]) -> list[list[list[str]]]:
     return [[list(turn) for turn in e.ir.turns()] for e in exchanges if e.ir]
-
-
-def strings_in(data: Any) -> list[str]:
-    """Every string anywhere in a JSON value."""
-    if isinstance(data, str):
-        return [data]
-    if isinstance(data, dict):
-        return [s for key, inner in data.items() for s in [key, *strings_in(inner)]]
-    if isinstance(data, list):
-        return [s for inner in data for s in strings_in(inner)]
-    return []
 
 
 def live_objects(data: Any, path: str = "checkpoint") -> list[str]:

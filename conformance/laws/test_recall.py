@@ -27,6 +27,8 @@ from ._kit import (
     Text,
     ToolCalls,
     long_turn,
+    pairing_problems,
+    shown_anywhere,
     text,
     tool_call,
 )
@@ -50,19 +52,6 @@ def recalled(system: str) -> list[tuple[str, str]]:
 def recalls(request: RequestIR, said: str) -> bool:
     """Whether the system prompt carries `said` as a user `<memory role=…>` element."""
     return any(role == "user" and said in body for role, body in recalled(request.system))
-
-
-def shown_anywhere(request: RequestIR, said: str) -> bool:
-    return said in request.system or any(said in m.text for m in request.messages)
-
-
-def pairing_problems(request: RequestIR) -> list[str]:
-    """Tool calls shown without their results, or results shown without their calls."""
-    calls = {c.id for m in request.messages for c in m.tool_calls}
-    results = {m.tool_call_id for m in request.messages if m.role == "tool"}
-    return [f"call {c} without its result" for c in sorted(calls - results)] + [
-        f"result for {r} without its call" for r in sorted(str(r) for r in results - calls)
-    ]
 
 
 @pytest.mark.law("memory.system-block-not-turns")

@@ -43,6 +43,7 @@ from ._kit import (
     declares,
     premise,
     roundtrip,
+    strings_in,
     text,
     text_blocks,
     untyped,
@@ -277,17 +278,6 @@ CUT_OFF = '{"text": "table for 2", "note": "by the wind'
 """Arguments that are not JSON: a model's call cut off mid-string (as at max tokens)."""
 CUT_OFF_WORDS = ("table for 2", "by the wind")
 """What the model wrote in them, which any faithful replay still holds."""
-
-
-def strings_in(data: Any) -> list[str]:
-    """Every string anywhere in a JSON value (keys too)."""
-    if isinstance(data, str):
-        return [data]
-    if isinstance(data, dict):
-        return [s for key, inner in data.items() for s in [key, *strings_in(inner)]]
-    if isinstance(data, list):
-        return [s for inner in data for s in strings_in(inner)]
-    return []
 
 
 @pytest.mark.law("conversation.verbatim")
