@@ -29,7 +29,9 @@ _ErrorTypes = type[BaseException] | tuple[type[BaseException], ...]
 
 class SessionStoreBattery:
     """The store contract, test by test. Set `store_spec` (or override `make_store`);
-    set `damage_spec` (or override `damage`) for the unreadable-session checks."""
+    set `damage_spec` (or override `damage`) for the unreadable-session checks. The
+    Hypothesis round trip, `test_every_saved_checkpoint_loads_back`, is added to each
+    subclass by `__init_subclass__`."""
 
     store_spec: ClassVar[str | None] = None
     """"module:attr" of a callable `(path) -> store`; a second process opens the store
