@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from conformance.adapter._hosting_types import HostSpec
 from conformance.adapter import (
     JSON,
     AgentSpec,
@@ -24,6 +23,7 @@ from conformance.adapter import (
     RefusalKind,
     RunOutcome,
 )
+from conformance.adapter._hosting_types import HostSpec
 from conformance.adapters._kit import (
     Refusal,
     anthropic_client,
@@ -53,8 +53,8 @@ from . import (
     EpisodicMemory,
     Identity,
     InMemoryStore,
-    MemoryStore,
     InvalidCheckpointError,
+    MemoryStore,
     NoConversationError,
     OpenAIChatProvider,
     OpenAIResponsesProvider,

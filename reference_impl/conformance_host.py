@@ -78,7 +78,13 @@ async def start_host_process(
     spec_file = folder / "spec.json"
     spec_file.write_text(spec.model_dump_json(), encoding="utf-8")
     log = folder / "stderr.log"
-    command = [sys.executable, "-m", "reference_impl.conformance_host", "--spec-file", str(spec_file)]
+    command = [
+        sys.executable,
+        "-m",
+        "reference_impl.conformance_host",
+        "--spec-file",
+        str(spec_file),
+    ]
     if agent_class is not None:
         command += ["--agent-class", agent_class]
     if host_class is not None:
@@ -86,8 +92,11 @@ async def start_host_process(
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     with log.open("wb") as stderr:
         process = await asyncio.create_subprocess_exec(
-            *command, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=stderr, env=env,
+            *command,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+            env=env,
         )
     assert process.stdout is not None
     try:

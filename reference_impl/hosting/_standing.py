@@ -14,7 +14,6 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any
 
 from .. import continuation
 from ..agent import Agent, RunResult
@@ -26,6 +25,7 @@ from ..errors import (
     PendingQuestionError,
     RunInFlightError,
 )
+from ..store import SessionOwnershipError, SessionStore, UnreadableSessionError
 from ._errors import (
     AwaitingDecisionError,
     ConcurrentRunError,
@@ -80,7 +80,7 @@ class StandingAgent:
         *,
         agent: Agent | None = None,
         agent_factory: AgentFactory | None = None,
-        sessions: Any,
+        sessions: SessionStore,
         on_concurrent_invoke: ConcurrentInvoke = "reject",
         max_active_sessions: int = 100,
         identity: IdentityVerifier | None = None,
@@ -166,7 +166,9 @@ class StandingAgent:
             return None
         return str(uuid.uuid4())
 
-    def session_lane(self, session_id: str | None, turn_id: str) -> AbstractAsyncContextManager[None]:
+    def session_lane(
+        self, session_id: str | None, turn_id: str
+    ) -> AbstractAsyncContextManager[None]:
         """The session's lane for this turn: refused or queued behind a running turn, by
         policy (`on_concurrent_invoke`)."""
         return self.lanes.hold(session_id, turn_id)
@@ -187,8 +189,6 @@ class StandingAgent:
     async def hydrate(self, session_id: str | None) -> StoredConversation | None:
         """The stored conversation (None: absent). Unreadable is a refusal (500), never a
         fresh start."""
-        from ..store import UnreadableSessionError
-
         try:
             return await asyncio.to_thread(continuation.hydrate, self.sessions, session_id)
         except UnreadableSessionError as error:
@@ -209,7 +209,9 @@ class StandingAgent:
         except PendingQuestionError as error:
             raise AwaitingDecisionError(str(error)) from error
         except InvalidCheckpointError as error:
-            raise SessionUnreadableError(f"the stored conversation cannot be read: {error}") from error
+            raise SessionUnreadableError(
+                f"the stored conversation cannot be read: {error}"
+            ) from error
         except RunInFlightError as error:
             raise ConcurrentRunError(request.session_id or "", "the agent's run") from error
         except Exception as error:  # the provider kept failing: the store keeps the last turn
@@ -219,8 +221,6 @@ class StandingAgent:
         """Storing this turn's checkpoint (a request without a session is not stored)."""
 
         async def persist() -> None:
-            from ..store import SessionOwnershipError
-
             try:
                 await asyncio.to_thread(
                     continuation.persist, self.sessions, session_id, result.checkpoint, owner
@@ -239,4 +239,3 @@ class StandingAgent:
 
     def begin_shutdown(self) -> None:
         self.shutting_down = True
-
