@@ -47,7 +47,6 @@ from conformance.wire.ir import Dialect
 from . import (
     TRACE_TOOL_NAME,
     Agent,
-    AnthropicMessagesProvider,
     Compaction,
     ConversationMismatchError,
     EpisodicMemory,
@@ -56,8 +55,6 @@ from . import (
     InvalidCheckpointError,
     MemoryStore,
     NoConversationError,
-    OpenAIChatProvider,
-    OpenAIResponsesProvider,
     PendingQuestionError,
     RunFailedError,
     RunInFlightError,
@@ -67,7 +64,7 @@ from . import (
     ToolLoopLimitError,
     ask_person,
 )
-from .conformance_host import HostProcess, start_host_process
+from ._host_process import HostProcess, start_host_process
 
 _REFUSALS = (
     Refusal(NoConversationError, RefusalKind.NO_CONVERSATION),
@@ -280,10 +277,17 @@ class ReferenceImplementation:
 
 
 def _provider(spec: AgentSpec) -> Any:
+    """The dialect's provider; only its SDK is imported (a host process speaks one)."""
     if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
+        from .providers.anthropic_messages import AnthropicMessagesProvider
+
         return AnthropicMessagesProvider(client=anthropic_client(spec), stream=spec.stream)
     if spec.dialect is Dialect.OPENAI_CHAT:
+        from .providers.openai_chat import OpenAIChatProvider
+
         return OpenAIChatProvider(client=openai_client(spec), stream=spec.stream)
+    from .providers.openai_responses import OpenAIResponsesProvider
+
     return OpenAIResponsesProvider(client=openai_client(spec), stream=spec.stream)
 
 
