@@ -25,7 +25,12 @@ from ..errors import (
     PendingQuestionError,
     RunInFlightError,
 )
-from ..store import SessionOwnershipError, SessionStore, UnreadableSessionError
+from ..store import (
+    SessionOwnershipError,
+    SessionStore,
+    UnreadableSessionError,
+    UnstorableSessionError,
+)
 from ._errors import (
     AwaitingDecisionError,
     ConcurrentRunError,
@@ -194,6 +199,8 @@ class StandingAgent:
             return await asyncio.to_thread(continuation.hydrate, self.sessions, session_id)
         except UnreadableSessionError as error:
             raise SessionUnreadableError(str(error)) from error
+        except UnstorableSessionError as error:  # refused before a turn it could not keep
+            raise InvalidRequestError(str(error)) from error
 
     def continued_conversation(
         self, stored: StoredConversation | None, request: TurnRequest
