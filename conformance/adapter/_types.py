@@ -34,6 +34,10 @@ class Capability(StrEnum):
     IN_FLIGHT_GUARD = "in_flight_guard"
     CALL_SERVICE = "call_service"  # offers the catalog's call_service tool
     HOSTING = "hosting"
+    HOSTING_ENQUEUE = "hosting_enqueue"
+    HOSTING_FACTORY = "hosting_factory"
+    HOSTING_IDENTITY = "hosting_identity"
+    HOSTING_DAMAGE = "hosting_damage"
 
 
 class Delivery(StrEnum):
