@@ -59,5 +59,8 @@ class DoubleHosts:
             damaged.write(session_id + "\n")
 
 
+DOUBLE = DoubleHosts()
+"""The double as `--impl tests.hosting_door.double:DOUBLE` names it."""
+
 if __name__ == "__main__":
     serve(DoubleHosts(), ImplementationInfo(name="hosting double", language="python"))
