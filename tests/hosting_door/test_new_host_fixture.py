@@ -9,7 +9,7 @@ import pytest
 
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
-FIXTURE_TESTS = '''
+FIXTURE_TESTS = """
 from conformance.pytest_plugin import session_redactor
 from tests.hosting_door.double import DOUBLE
 
@@ -44,7 +44,7 @@ async def test_teardown_killed_every_host_left_running():
 
 async def test_an_undeclared_hosting_capability_is_not_applicable(new_host):
     await new_host(on_concurrent_invoke="enqueue")
-'''
+"""
 
 
 def test_the_fixture_against_the_double(pytester: pytest.Pytester) -> None:
