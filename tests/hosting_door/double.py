@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 
 from conformance.adapter import AgentSpec, AgentUnderTest, Capability, HostSpec, HostUnderTest
+from conformance.hosting import HostReply
 from conformance.stdio.protocol import ImplementationInfo
 from conformance.stdio.serve import serve
 
@@ -59,8 +60,36 @@ class DoubleHosts:
             damaged.write(session_id + "\n")
 
 
+class OwnWireClient:
+    """A `HostClient` for a host speaking its own wire: answers `mine`, has no decide."""
+
+    def __init__(self, base_url: str, spec: HostSpec, *, token: str | None) -> None:
+        self.base_url = base_url
+        self.token = token
+
+    async def send(self, message: str, **where: object) -> HostReply:
+        return HostReply(status=200, output=f"mine: {message} ({self.token})")
+
+    async def decide(self, decision: str, **where: object) -> HostReply:
+        raise NotImplementedError("this wire carries no decisions")
+
+    async def read_session(self, session_id: str) -> HostReply:
+        return HostReply(status=404, code="ERR_SESSION_NOT_FOUND", error="no")
+
+    async def raw(self, body: bytes, *, headers: object = None) -> HostReply:
+        raise NotImplementedError
+
+    async def aclose(self) -> None:
+        pass
+
+
+class DoubleWithOwnWire(DoubleHosts):
+    host_client = OwnWireClient
+
+
 DOUBLE = DoubleHosts()
 """The double as `--impl tests.hosting_door.double:DOUBLE` names it."""
+OWN_WIRE = DoubleWithOwnWire()
 
 if __name__ == "__main__":
     serve(DoubleHosts(), ImplementationInfo(name="hosting double", language="python"))

@@ -61,3 +61,27 @@ def test_the_fixture_against_the_double(pytester: pytest.Pytester) -> None:
     )
     run.assert_outcomes(passed=3, skipped=1)
     run.stdout.fnmatch_lines(["*NOT_APPLICABLE: this host needs the hosting_enqueue capability*"])
+
+
+OWN_WIRE_TESTS = """
+import pytest
+
+from conformance.errors import DeclaredButMissing
+
+
+async def test_the_implementations_own_client_is_used(new_host):
+    host = await new_host()
+    assert (await host.caller(token="t").send("hi")).output == "mine: hi (t)"
+    with pytest.raises(DeclaredButMissing, match="host_client.decide"):
+        await host.caller().decide("yes", session_id="s")
+"""
+
+
+def test_a_host_speaking_another_wire_is_called_through_its_own_client(
+    pytester: pytest.Pytester,
+) -> None:
+    suite = nested_suite(pytester, test_own_wire=OWN_WIRE_TESTS)
+    run = suite.runpytest(
+        *PLUGIN_ARGS, "--impl", "tests.hosting_door.double:OWN_WIRE", "--dialects", "openai-chat"
+    )
+    run.assert_outcomes(passed=1)
