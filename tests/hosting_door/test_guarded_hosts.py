@@ -36,7 +36,7 @@ async def test_a_started_host_serves_and_its_kill_ends_it(tmp_path: Path) -> Non
 
 
 async def test_a_start_that_never_answers_is_a_timeout(tmp_path: Path) -> None:
-    guarded = GuardedImplementation(DoubleHosts(), timeout=0.3)
+    guarded = GuardedImplementation(DoubleHosts(), timeout=0.1)
     with pytest.raises(AdapterTimeout, match="start_host"):
         await guarded.start_host(spec(tmp_path, "hang.db"))
 
