@@ -3,6 +3,7 @@ the hosting double (conformance.stdio.serve), and a broken host door's typed fai
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 def adapter() -> Iterator[StdioImplementation]:
-    options = ConnectorOptions(cwd=ROOT, start_timeout=2.0, validate=True)
+    options = ConnectorOptions(cwd=ROOT, start_timeout=120.0, validate=True)
     implementation = StdioImplementation(
         [sys.executable, "-m", "tests.hosting_door.double"], options
     )
@@ -56,6 +57,7 @@ async def test_a_host_stops_and_a_session_is_damaged_over_stdio(
 async def test_a_start_that_never_answers_is_a_timeout_over_stdio(
     adapter: StdioImplementation, tmp_path: Path
 ) -> None:
+    adapter.options = dataclasses.replace(adapter.options, start_timeout=0.5)  # started: now
     with pytest.raises(AdapterTimeout, match=r"host\.start"):
         await adapter.start_host(HostSpec(agent=AGENT, store=str(tmp_path / "hang.db")))
 
