@@ -17,6 +17,7 @@ from syrupy.assertion import SnapshotAssertion
 
 PUBLIC_PACKAGES = [
     "conformance.adapter",
+    "conformance.batteries",
     "conformance.catalog",
     "conformance.errors",
     "conformance.hosting",
@@ -25,6 +26,8 @@ PUBLIC_PACKAGES = [
     "conformance.stdio",
     "conformance.wire",
     "reference_impl",
+    "reference_impl.hosting",
+    "reference_impl.store",
 ]
 
 
