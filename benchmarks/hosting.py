@@ -158,10 +158,13 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
 
 
 def _level(client: httpx.AsyncClient, sessions: int, turns: int, *, hosted: bool) -> Measure:
-    """One round: `sessions` workers side by side, each playing `turns` turns in a row."""
+    """One round: `sessions` workers side by side, each playing `turns` turns in a row.
+    The sessions are the same every round (their conversations grow), so the agents the
+    factory builds are built in the warm-up round: what is timed is serving, not building
+    (`agent_build_ms` says what a new session's agent costs)."""
+    sids = [uuid.uuid4().hex for _ in range(sessions)]
 
-    async def worker(latencies: list[float]) -> None:
-        sid = uuid.uuid4().hex
+    async def worker(sid: str, latencies: list[float]) -> None:
         for turn in range(turns):
             started = time.perf_counter()
             if hosted:
@@ -178,7 +181,7 @@ def _level(client: httpx.AsyncClient, sessions: int, turns: int, *, hosted: bool
     async def measure() -> Figures:
         latencies: list[float] = []
         started = time.perf_counter()
-        await asyncio.gather(*(worker(latencies) for _ in range(sessions)))
+        await asyncio.gather(*(worker(sid, latencies) for sid in sids))
         elapsed = time.perf_counter() - started
         return {
             PER_SECOND: len(latencies) / elapsed,
@@ -262,11 +265,22 @@ def persist(folder: Path, plan: HostingPlan) -> Table:
     }
 
 
+def agent_build_ms(base_url: str, builds: int = 10) -> float:
+    """What `agent_factory` pays for each new session's agent, as the CLI builds it (a
+    provider, so an SDK client, per agent); the first build's imports are left out."""
+    build_agent(base_url)
+    started = time.perf_counter()
+    for _ in range(builds):
+        build_agent(base_url)
+    return (time.perf_counter() - started) / builds * 1e3
+
+
 @dataclass
 class HostingFigures:
     cost: Table
     levels: dict[int, Table]
     persist: Table
+    build_ms: float
 
 
 async def measure(plan: HostingPlan) -> HostingFigures:
@@ -280,4 +294,4 @@ async def measure(plan: HostingPlan) -> HostingFigures:
             levels = await throughput(fake, folder, plan)
             stopped = fake.stop()
         _check_turnlaw(stopped, steps, exact=True)
-        return HostingFigures(cost, levels, persist(folder, plan))
+        return HostingFigures(cost, levels, persist(folder, plan), agent_build_ms(fake.base_url))

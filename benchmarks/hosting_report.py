@@ -67,8 +67,10 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
         "turns in a new session each; host in-process (uvicorn, httpx client), the fake in "
         "its own process; both variants stream from the fake and save to SQLite",
         f"factory host: `serve --agent-per-session` in its own process, {plan.level_rounds} "
-        f"alternating rounds of {plan.level_turns} turns per session (new sessions each "
-        "round, so each round builds its agents), httpx load generator in this process",
+        f"alternating rounds of {plan.level_turns} turns per session (the same sessions "
+        "every round, agents built in the warm-up), httpx load generator in this process; "
+        f"a new session's agent costs {figures.build_ms:.0f} ms to build (a provider and "
+        "its SDK client per agent, as the CLI's factory builds it)",
         f"persist: {plan.saves} saves of a {size}-byte checkpoint each, WAL, synchronous=FULL",
         f"durability: {kills.kills} SIGKILLs of the CLI host mid-turn (held at the fake), "
         f"{kills.completed} completed turns, lost {kills.lost}, phantom {kills.phantoms}; "
