@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import sqlite3
 import statistics
 import sys
@@ -45,6 +46,11 @@ MS_PER_TURN = "ms_per_turn"
 PER_SECOND = "turns_per_second"
 P50 = "p50_ms"
 P99 = "p99_ms"
+SERVER_CPU = "server_cpu_ms_per_turn"
+CLIENT_CPU = "client_cpu_share"
+KEEPALIVE = 2.0
+"""Seconds a client keeps an idle connection: under the servers' 5 s, so a request never
+races a server closing the connection it reuses."""
 WARMUP = 1
 
 
@@ -94,7 +100,9 @@ async def turn_cost(fake_url: str, folder: Path, plan: HostingPlan) -> Table:
             sessions=sqlite_sessions(str(folder / "hosted.db")),
             host=uvicorn_host(),
         ) as served,
-        httpx.AsyncClient(base_url=served.url, timeout=30) as client,
+        httpx.AsyncClient(
+            base_url=served.url, timeout=30, limits=httpx.Limits(keepalive_expiry=KEEPALIVE)
+        ) as client,
     ):
 
         async def hosted() -> Figures:
@@ -133,8 +141,9 @@ async def turn_cost(fake_url: str, folder: Path, plan: HostingPlan) -> Table:
 
 
 @contextlib.asynccontextmanager
-async def cli_host(fake_url: str, store: Path, *extra: str) -> AsyncIterator[str]:
-    """`python -m reference_impl.hosting serve` as its own process; yields its URL."""
+async def cli_host(fake_url: str, store: Path, *extra: str) -> AsyncIterator[tuple[str, int]]:
+    """`python -m reference_impl.hosting serve` as its own process; yields its URL and
+    pid."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "reference_impl.hosting", "serve", "--sessions", str(store),
         "--port", "0", "--provider-url", fake_url, "--api-key", API_KEY, *extra,
@@ -145,7 +154,7 @@ async def cli_host(fake_url: str, store: Path, *extra: str) -> AsyncIterator[str
         line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode().strip()
         if not line.startswith(LISTENING):
             raise WiringError(f"the host printed {line!r} instead of its URL")
-        yield line.removeprefix(LISTENING)
+        yield line.removeprefix(LISTENING), process.pid
     finally:
         with contextlib.suppress(ProcessLookupError):
             process.terminate()
@@ -157,7 +166,21 @@ def _percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def _level(client: httpx.AsyncClient, sessions: int, turns: int, *, hosted: bool) -> Measure:
+def process_cpu_seconds(pid: int) -> float:
+    """CPU time a process has used, all threads (Linux /proc schedstat; NaN elsewhere)."""
+    tasks = Path(f"/proc/{pid}/task")
+    if not tasks.exists():
+        return math.nan
+    total = 0
+    for task in tasks.iterdir():
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e9
+
+
+def _level(
+    client: httpx.AsyncClient, sessions: int, turns: int, *, server_pid: int, hosted: bool
+) -> Measure:
     """One round: `sessions` workers side by side, each playing `turns` turns in a row.
     The sessions are the same every round (their conversations grow), so the agents the
     factory builds are built in the warm-up round: what is timed is serving, not building
@@ -180,10 +203,13 @@ def _level(client: httpx.AsyncClient, sessions: int, turns: int, *, hosted: bool
 
     async def measure() -> Figures:
         latencies: list[float] = []
-        started = time.perf_counter()
+        cpu, started = process_cpu_seconds(server_pid), time.perf_counter()
+        ours = time.process_time()
         await asyncio.gather(*(worker(sid, latencies) for sid in sids))
         elapsed = time.perf_counter() - started
         return {
+            CLIENT_CPU: (time.process_time() - ours) / elapsed,
+            SERVER_CPU: (process_cpu_seconds(server_pid) - cpu) / len(latencies) * 1e3,
             PER_SECOND: len(latencies) / elapsed,
             P50: _percentile(latencies, 0.50),
             P99: _percentile(latencies, 0.99),
@@ -195,18 +221,22 @@ def _level(client: httpx.AsyncClient, sessions: int, turns: int, *, hosted: bool
 async def throughput(fake: ServerProcess, folder: Path, plan: HostingPlan) -> dict[int, Table]:
     """Per concurrency level: the fake directly (bare) vs the host with agent_factory."""
     tables: dict[int, Table] = {}
-    limits = httpx.Limits(max_connections=max(plan.levels) * 2)
+    limits = httpx.Limits(max_connections=max(plan.levels) * 2, keepalive_expiry=KEEPALIVE)
     root = fake.base_url.removesuffix("/v1")
     headers = {"Authorization": f"Bearer {API_KEY}", "Content-Type": "application/json"}
     async with (
-        cli_host(fake.base_url, folder / "factory.db", "--agent-per-session") as host_url,
-        httpx.AsyncClient(base_url=host_url, timeout=60, limits=limits) as to_host,
+        cli_host(fake.base_url, folder / "factory.db", "--agent-per-session") as host,
+        httpx.AsyncClient(base_url=host[0], timeout=60, limits=limits) as to_host,
         httpx.AsyncClient(base_url=root, timeout=60, limits=limits, headers=headers) as to_fake,
     ):
         for sessions in plan.levels:
             variants = {
-                "bare": _level(to_fake, sessions, plan.level_turns, hosted=False),
-                "turnlaw": _level(to_host, sessions, plan.level_turns, hosted=True),
+                "bare": _level(
+                    to_fake, sessions, plan.level_turns, server_pid=fake.pid, hosted=False
+                ),
+                "turnlaw": _level(
+                    to_host, sessions, plan.level_turns, server_pid=host[1], hosted=True
+                ),
             }
             tables[sessions] = await alternate(variants, rounds=plan.level_rounds, warmup=WARMUP)
     return tables

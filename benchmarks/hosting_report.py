@@ -50,6 +50,12 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
                 ours[hosting.PER_SECOND],
                 better="higher",
             ),
+            Row(
+                "  server CPU (fake alone vs host)",
+                "ms/turn",
+                bare[hosting.SERVER_CPU],
+                ours[hosting.SERVER_CPU],
+            ),
             Row("  latency p50", "ms", bare[hosting.P50], ours[hosting.P50]),
             Row("  latency p99", "ms", bare[hosting.P99], ours[hosting.P99]),
         ]
@@ -60,6 +66,11 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
         Row("SQLite persist p99 (vs raw upsert)", "ms", saves["bare"][hosting.P99],
             saves["turnlaw"][hosting.P99]),
     ]  # fmt: skip
+    client = max(
+        max(table[variant][hosting.CLIENT_CPU].values)
+        for table in figures.levels.values()
+        for variant in ("bare", "turnlaw")
+    )
     size = int(saves["turnlaw"]["bytes"].median)
     restart = statistics.median(kills.restart_seconds) if kills.restart_seconds else float("nan")
     report.notes += [
@@ -68,7 +79,9 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
         "its own process; both variants stream from the fake and save to SQLite",
         f"factory host: `serve --agent-per-session` in its own process, {plan.level_rounds} "
         f"alternating rounds of {plan.level_turns} turns per session (the same sessions "
-        "every round, agents built in the warm-up), httpx load generator in this process; "
+        "every round, agents built in the warm-up), httpx load generator in this process "
+        f"(at most {client:.0%} of a core); the floor's replies are not streamed, the host's "
+        "model calls are; "
         f"a new session's agent costs {figures.build_ms:.0f} ms to build (a provider and "
         "its SDK client per agent, as the CLI's factory builds it)",
         f"persist: {plan.saves} saves of a {size}-byte checkpoint each, WAL, synchronous=FULL",
