@@ -90,19 +90,28 @@ async def start_host_process(
     assert process.stdout is not None
     try:
         line = await asyncio.wait_for(process.stdout.readline(), START_DEADLINE)
-    except TimeoutError:
-        process.kill()
-        await process.wait()
-        raise HostStartError(f"no URL within {START_DEADLINE:g}s", _tail(log)) from None
+    except BaseException as error:  # the deadline, or the caller gave up: leave no process
+        await _end(process)
+        said = _tail(log)
+        shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(error, TimeoutError):
+            raise HostStartError(f"no URL within {START_DEADLINE:g}s", said) from None
+        raise
     text = line.decode("utf-8", "replace").strip()
     if not text.startswith(LISTENING):
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        await process.wait()
+        await _end(process)
         problem = f"it exited ({process.returncode})" if not text else f"it printed {text!r}"
-        raise HostStartError(problem, _tail(log))
+        said = _tail(log)
+        shutil.rmtree(folder, ignore_errors=True)
+        raise HostStartError(problem, said)
     spec_file.unlink(missing_ok=True)
     return HostProcess(process, text.removeprefix(LISTENING), log)
+
+
+async def _end(process: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    await process.wait()
 
 
 def _tail(log: Path, limit: int = 4000) -> str:

@@ -5,10 +5,11 @@
 
 `F` holds a `HostSpec` as JSON: data only, nothing in it is imported or run (the class
 paths are the adapter's own command-line arguments). Each session's agent is built from
-`spec.agent` exactly as the adapter's `create_agent` builds one, with durable memory
-beside the session store (`<store>.memory`), so a restart keeps both. The first stdout
-line is the URL. The process starts once per test, several times with restarts, so
-what it imports is kept to what serving needs: spawn-to-URL time is the suite's time.
+`spec.agent` exactly as the adapter's `create_agent` builds one (`_spec_agent`), with
+durable memory beside the session store (`<store>.memory`), so a restart keeps both.
+The first stdout line is the URL. The process starts once per test, several times with
+restarts, so what it imports is kept to what serving needs: spawn-to-URL time is the
+suite's time.
 
 The adapter's end (spawning this and handing back the handle) is `_host_process`.
 """
@@ -50,17 +51,16 @@ def _verifier(principals: dict[str, str] | None) -> Any:
 
 
 async def _serve(spec: HostSpec, agent_class: Any, host_class: Any) -> None:
+    from ._spec_agent import build_spec_agent, spec_provider
     from ._sqlite_memory import SqliteMemoryStore
-    from .conformance_adapter import ReferenceImplementation
     from .hosting import standing_agent, uvicorn_host
     from .store import sqlite_sessions
 
-    implementation = ReferenceImplementation(agent_class=agent_class)
     memory = SqliteMemoryStore(spec.store + ".memory") if spec.agent.memory else None
 
     def build() -> Any:
-        agent, _provider = implementation.build_agent(spec.agent, memory=memory)
-        return agent
+        """What the adapter's create_agent builds (`ReferenceImplementation.build_agent`)."""
+        return build_spec_agent(spec.agent, agent_class, spec_provider(spec.agent), memory)
 
     async with standing_agent(
         agent=None if spec.agent_per_session else build(),

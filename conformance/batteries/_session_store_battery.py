@@ -17,19 +17,21 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from ._checkpoints import AWKWARD_IDS, CHECKPOINTS, SESSION_IDS, checkpoint_of
+from ._race_plan import SHARED, contested_id, own_id, shared_id
 from ._store_protocol import SessionStoreLike, StoredSessionLike, import_spec
-from ._two_writers import contested_id, own_id, shared_id
 
 _ErrorTypes = type[BaseException] | tuple[type[BaseException], ...]
 
 
 class SessionStoreBattery:
     """The store contract, test by test. Set `store_spec` (or override `make_store`);
-    set `damage_spec` (or override `damage`) for the unreadable-session checks."""
+    set `damage_spec` (or override `damage`) for the unreadable-session checks. The
+    Hypothesis round trip, `test_every_saved_checkpoint_loads_back`, is added to each
+    subclass by `__init_subclass__`."""
 
     store_spec: ClassVar[str | None] = None
     """"module:attr" of a callable `(path) -> store`; a second process opens the store
@@ -46,6 +48,15 @@ class SessionStoreBattery:
     """What `save` by a second owner raises."""
     writes_per_process: ClassVar[int] = 60
     claims_per_process: ClassVar[int] = 20
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Give each subclass its own Hypothesis test, so each store's examples are its
+        own run (one @given function shared by several classes is one Hypothesis test
+        called from several executors) and the profile in force at collection applies."""
+        super().__init_subclass__(**kwargs)
+        if "test_every_saved_checkpoint_loads_back" not in cls.__dict__:
+            round_trip = given(sessions=_SESSIONS)(_round_trip)
+            cls.test_every_saved_checkpoint_loads_back = round_trip  # type: ignore[attr-defined]
 
     # -- how to reach the store under test -------------------------------------------
 
@@ -88,23 +99,6 @@ class SessionStoreBattery:
         assert store.load("never-saved") is None
         assert store.owner("never-saved") is None
         assert store.forget("never-saved") is False
-
-    # Each subclass runs this one function with its own `self`: the examples suit any
-    # store, so sharing them between executors is what is wanted here.
-    @settings(suppress_health_check=[HealthCheck.differing_executors])
-    @given(sessions=st.dictionaries(SESSION_IDS, st.lists(CHECKPOINTS, min_size=1, max_size=3)))
-    def test_every_saved_checkpoint_loads_back(
-        self, tmp_path_factory: pytest.TempPathFactory, sessions: dict[str, list[str]]
-    ) -> None:
-        store = self.make_store(tmp_path_factory.mktemp("round-trip") / "sessions.db")
-        try:
-            for session_id, checkpoints in sessions.items():
-                for checkpoint in checkpoints:
-                    store.save(session_id, checkpoint, owner=None)
-            for session_id, checkpoints in sessions.items():
-                assert _parsed(store.load(session_id), session_id) == json.loads(checkpoints[-1])
-        finally:
-            store.close()
 
     @pytest.mark.parametrize("session_id", AWKWARD_IDS, ids=lambda s: f"{len(s)}chars")
     def test_an_awkward_id_round_trips(self, store: SessionStoreLike, session_id: str) -> None:
@@ -240,6 +234,28 @@ class SessionStoreBattery:
             store.close()
 
 
+_SESSIONS = st.dictionaries(SESSION_IDS, st.lists(CHECKPOINTS, min_size=1, max_size=3))
+"""Session ids, each with the checkpoints saved to it in order."""
+
+
+def _round_trip(
+    self: SessionStoreBattery,
+    tmp_path_factory: pytest.TempPathFactory,
+    sessions: dict[str, list[str]],
+) -> None:
+    """Every saved checkpoint loads back, the last save winning, on a fresh store per
+    example."""
+    store = self.make_store(tmp_path_factory.mktemp("round-trip") / "sessions.db")
+    try:
+        for session_id, checkpoints in sessions.items():
+            for checkpoint in checkpoints:
+                store.save(session_id, checkpoint, owner=None)
+        for session_id, checkpoints in sessions.items():
+            assert _parsed(store.load(session_id), session_id) == json.loads(checkpoints[-1])
+    finally:
+        store.close()
+
+
 def _parsed(loaded: StoredSessionLike | None, session_id: str) -> Any:
     assert loaded is not None, f"session {session_id!r:.60} was saved and loads as absent"
     return json.loads(loaded.checkpoint)
@@ -262,7 +278,7 @@ def _check_no_split_brain(store: SessionStoreLike, writers: list[str], writes: i
         for index in range(writes):
             loaded = _parsed(store.load(own_id(writer, index)), own_id(writer, index))
             assert loaded == json.loads(checkpoint_of(writer, index)), own_id(writer, index)
-    for index in range(min(writes, 4)):
+    for index in range(min(writes, SHARED)):
         loaded = _parsed(store.load(shared_id(index)), shared_id(index))
         written = {
             json.dumps(json.loads(checkpoint_of(w, i, padding=64)), sort_keys=True)

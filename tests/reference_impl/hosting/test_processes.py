@@ -94,3 +94,29 @@ def test_hosting_false_declares_no_hosting() -> None:
         "hosting_identity",
         "hosting_damage",
     } <= {c.value for c in implementation.capabilities}
+
+
+async def test_a_kill_mid_turn_keeps_the_earlier_turn_and_no_half_one(
+    loopback_provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    wire = loopback_provider
+    wire.script([text("Booked."), Hold(label="second", then=text("never seen"))])
+    agent = AgentSpec(base_url=wire.base_url or "", api_key=API_KEY)
+    spec = HostSpec(agent=agent, store=str(tmp_path / "sessions.db"))
+    first = await implementation.start_host(spec)
+    async with httpx.AsyncClient(base_url=first.base_url) as client:
+        await client.post("/invoke", json={"input": "Book.", "sessionId": "s"})
+        held = asyncio.ensure_future(
+            client.post("/invoke", json={"input": "Cancel.", "sessionId": "s"})
+        )
+        await wire.hold("second").arrived()
+        await first.kill()
+        with pytest.raises(httpx.TransportError):
+            await held
+    wire.hold("second").release()
+    again = await implementation.start_host(spec)
+    async with httpx.AsyncClient(base_url=again.base_url) as client:
+        kept = (await client.get("/sessions/s")).json()["checkpoint"]
+    await again.stop()
+    assert kept["turns"] == 1
+    assert [t["text"] for t in kept["history"]] == ["Book.", "Booked."]

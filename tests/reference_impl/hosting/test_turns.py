@@ -171,3 +171,16 @@ async def test_health_and_sessions(loopback_provider: ScriptedProvider, host: Ho
     first = found.json()["checkpoint"]["history"][0]
     assert (first["role"], first["text"]) == ("user", "Book.")
     assert (missing.status_code, missing.json()["code"]) == (404, "ERR_SESSION_NOT_FOUND")
+
+
+async def test_one_sessions_pause_never_refuses_another_on_a_shared_agent(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    wire = loopback_provider
+    wire.script([tool_call("approve_refund", {"order": 7}), text("Booked."), text("Refunded.")])
+    async with host() as (_, client):
+        paused = await client.post("/invoke", json={"input": "Refund 7.", "sessionId": "p"})
+        other = await client.post("/invoke", json={"input": "Book.", "sessionId": "q"})
+        resumed = await client.post("/invoke", json={"decision": "yes", "sessionId": "p"})
+    assert [paused.status_code, other.status_code, resumed.status_code] == [202, 200, 200]
+    assert wire.wire.last.user_texts() == ["Refund 7."]
