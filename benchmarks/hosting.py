@@ -3,13 +3,14 @@
 Three figures, each side by side with its floor in alternating rounds (`rounds.alternate`):
 
 - turn cost at one session: `POST /invoke` on an in-process `standing_agent` over a SQLite
-  store, vs the same agent's `run(message, continue_from=stored, session_id=sid)` plus the
-  same store's save, done directly; both against one fake server (its own process);
+  store, vs an agent built the same way, called directly: `run(message,
+  continue_from=stored, session_id=sid)` plus the same store's save; both against one fake
+  server (its own process);
 - throughput with `agent_factory` (`serve --agent-per-session`, the host's own process) at
   1, 8 and 32 concurrent sessions, vs the same fake served directly at the same
   concurrency (the floor), with p50/p99 latency per level;
 - SQLite persist: the store's `save` of a realistic checkpoint vs a raw sqlite3 upsert of
-  the same bytes in the same journal mode (WAL, synchronous=FULL).
+  the same bytes in the same journal mode (WAL, synchronous=FULL), alternating per save.
 
 Every request is checked for the answer it should carry, so a mis-wired run fails loudly
 instead of timing errors; the fake must end having served exactly what was sent.
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 import sqlite3
 import statistics
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import httpx
 
-from reference_impl import Agent, make_provider
+from reference_impl import Agent, AgentRunCheckpoint, Turn, make_provider
 from reference_impl.hosting import standing_agent, uvicorn_host
 from reference_impl.store import sqlite_sessions
 
@@ -253,12 +253,13 @@ def fake_steps(plan: HostingPlan) -> int:
 
 
 def realistic_checkpoint(turns: int = 12) -> str:
-    """A checkpoint of a `turns`-turn conversation with answers of a few sentences."""
+    """The agent's own checkpoint of a `turns`-turn conversation whose questions are a
+    sentence or two and whose answers a short paragraph."""
     history = []
     for turn in range(turns):
-        history.append({"role": "user", "text": f"Question {turn}: " + "what about it? " * 8})
-        history.append({"role": "assistant", "text": f"Answer {turn}: " + "it is so. " * 30})
-    return json.dumps({"version": 1, "history": history, "turns": turns})
+        history.append(Turn(role="user", text=f"Question {turn}: " + "what about it? " * 8))
+        history.append(Turn(role="assistant", text=f"Answer {turn}: " + "it is so. " * 30))
+    return AgentRunCheckpoint(history=tuple(history), turns=turns).to_json()
 
 
 def persist(folder: Path, plan: HostingPlan) -> Table:
