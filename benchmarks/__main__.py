@@ -1,4 +1,5 @@
-"""`python -m benchmarks [--quick] [--json PATH]`: measure, then print the table.
+"""`python -m benchmarks [--quick] [--only fake|hosting] [--json PATH]`: measure, then
+print the table (the fake's rows, then the host's: `benchmarks.hosting_report`).
 
 httpx must be aliased to httpx2 before anything imports httpx or respx (see
 `benchmarks.in_process`), so that import comes first, here too.
