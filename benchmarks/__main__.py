@@ -1,4 +1,5 @@
-"""`python -m benchmarks [--quick] [--json PATH]`: measure, then print the table.
+"""`python -m benchmarks [--quick] [--only fake|hosting] [--json PATH]`: measure, then
+print the table (the fake's rows, then the host's: `benchmarks.hosting_report`).
 
 httpx must be aliased to httpx2 before anything imports httpx or respx (see
 `benchmarks.in_process`), so that import comes first, here too.
@@ -17,7 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import in_process, loopback
+from . import hosting_report, in_process, loopback
+from .hosting import HostingPlan
 from .report import Report, Row, command_line
 from .rounds import Samples
 
@@ -32,6 +34,7 @@ class Plan:
     httpx_batch: int
     throughput: loopback.Load
     latency: loopback.Load
+    hosting: HostingPlan
 
 
 FULL = Plan(
@@ -41,8 +44,18 @@ FULL = Plan(
     httpx_batch=80,
     throughput=loopback.Load("throughput", connections=64, seconds=0.6, rounds=15),
     latency=loopback.Load("latency", connections=1, seconds=0.5, rounds=7),
+    hosting=HostingPlan(
+        cost_rounds=15,
+        cost_turns=6,
+        levels=(1, 8, 32),
+        level_rounds=5,
+        level_turns=4,
+        saves=400,
+        kills=50,
+    ),
 )
-"""About 45 s on a 2-core machine. Many short rounds: this kind of machine's speed drifts
+"""About 45 s for the fake, then about 3 minutes for hosting (50 host restarts among
+them) on a 2-core machine. Many short rounds: this kind of machine's speed drifts
 by tens of percent from one second to the next, and short rounds see both variants alike."""
 
 QUICK = Plan(
@@ -52,8 +65,18 @@ QUICK = Plan(
     httpx_batch=40,
     throughput=loopback.Load("throughput", connections=64, seconds=0.25, rounds=5),
     latency=loopback.Load("latency", connections=1, seconds=0.15, rounds=3),
+    hosting=HostingPlan(
+        cost_rounds=3,
+        cost_turns=4,
+        levels=(1, 8, 32),
+        level_rounds=1,
+        level_turns=2,
+        saves=100,
+        kills=5,
+    ),
 )
-"""About 13 s: enough to see a regression, too few rounds to trust a small difference."""
+"""About 13 s for the fake, then about 40 s for hosting: enough to see a regression, too
+few rounds to trust a small difference."""
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -64,11 +87,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--quick", action="store_true", help="fewer, shorter rounds (~13 s instead of ~45 s)"
     )
+    parser.add_argument(
+        "--only",
+        choices=["fake", "hosting"],
+        help="measure only the fake provider's rows, or only the host's (default: both)",
+    )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures here")
     return parser.parse_args(argv)
 
 
-async def measure(plan: Plan, report: Report) -> None:
+async def measure(plan: Plan, report: Report, only: str | None = None) -> None:
+    if only != "hosting":
+        await measure_fake(plan, report)
+    if only != "fake":
+        await hosting_report.measure(plan.hosting, report)
+
+
+async def measure_fake(plan: Plan, report: Report) -> None:
     clock = time.perf_counter
     started = clock()
     sdk = await in_process.sdk_per_request(rounds=plan.sdk_rounds, batch=plan.sdk_batch)
@@ -153,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     args = parse_args(args_list)
     report = Report(command=command_line(args_list))
-    asyncio.run(measure(QUICK if args.quick else FULL, report))
+    asyncio.run(measure(QUICK if args.quick else FULL, report, args.only))
     print(report.render())
     if args.json is not None:
         report.write_json(args.json)

@@ -1,0 +1,28 @@
+"""The hosting benchmarks stay runnable: one tiny round of each, no timing asserted.
+
+Each hosted request is checked for its scripted answer inside the benchmark and the fake
+must end having served exactly what was sent, so a change to the host or the fake that
+mis-wires a row fails here instead of in the next person's `nox -s benchmarks`. The
+durability count is a measurement (printed, never asserted); here only that it ran.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchmarks import durability, hosting
+
+TINY = hosting.HostingPlan(
+    cost_rounds=1, cost_turns=1, levels=(2,), level_rounds=1, level_turns=1, saves=2, kills=1
+)
+
+
+async def test_hosting_benchmarks_are_wired() -> None:
+    figures = await hosting.measure(TINY)
+    for table in (figures.cost, figures.levels[2], figures.persist):
+        assert set(table) == {"bare", "turnlaw"}
+
+
+async def test_durability_benchmark_kills_and_restarts(tmp_path: Path) -> None:
+    kills = await durability.measure(1, tmp_path)
+    assert (kills.kills, kills.completed, len(kills.restart_seconds)) == (1, 1, 1)
