@@ -26,12 +26,16 @@ class Rogue:
     id: str
     breaks: tuple[str, ...]
     """The laws this rogue is built to break: each must FAIL against it."""
-    runtime: type[Agent]
+    runtime: type[Agent] = Agent
+    host: type | None = None
+    """A `StandingAgent` subclass for the hosting rogues; None: the reference host, and
+    no hosting at all, so an agent-level rogue's kill job starts no host process."""
 
     @property
     def change(self) -> str:
-        """The one change, in words (the runtime class's docstring)."""
-        return " ".join((self.runtime.__doc__ or "").split())
+        """The one change, in words (the host's docstring for a host rogue, else the runtime's)."""
+        changed = self.host if self.host is not None else self.runtime
+        return " ".join((changed.__doc__ or "").split())
 
     @property
     def attribute(self) -> str:
@@ -41,8 +45,20 @@ class Rogue:
     def impl_spec(self) -> str:
         return f"{__name__}:{self.attribute}"
 
+    @property
+    def host_class(self) -> str | None:
+        """The host as an import path: the reference adapter spawns it in its own process."""
+        if self.host is None:
+            return None
+        return f"{self.host.__module__}:{self.host.__qualname__}"
+
     def implementation(self) -> ReferenceImplementation:
-        return ReferenceImplementation(self.runtime, name=f"rogue {self.id}")
+        return ReferenceImplementation(
+            self.runtime,
+            name=f"rogue {self.id}",
+            host_class=self.host_class,
+            hosting=self.host is not None,
+        )
 
 
 REFERENCE_SPEC = "reference_impl.conformance_adapter:implementation"
