@@ -35,6 +35,8 @@ from ._kit import (
     MintedValues,
     RequestIR,
     ScriptedProvider,
+    Text,
+    ToolCalls,
     declares,
     premise,
     roundtrip,
@@ -182,8 +184,8 @@ async def test_a_hosted_turn_sends_what_continue_from_the_stored_session_sends(
     for needed in (Capability.CONTINUE_FROM, Capability.SESSION_ID):
         if not declares(implementation, needed):
             pytest.skip(f"{NOT_APPLICABLE_PREFIX}the comparison runs run(continue_from=...)")
-    turn = [tool_call("whoami"), text(BOOKED)]
-    again = [tool_call("whoami"), text(UPDATED)]
+    turn: list[Text | ToolCalls] = [tool_call("whoami"), text(BOOKED)]
+    again: list[Text | ToolCalls] = [tool_call("whoami"), text(UPDATED)]
     fake.script([*turn, *again, *again, *again])
     host = await new_host(system=SYSTEM, tools=("whoami",))
     caller = host.caller()

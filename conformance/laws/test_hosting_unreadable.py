@@ -29,6 +29,7 @@ pytestmark = pytest.mark.asyncio
 
 LAW = "hosting.unreadable-is-not-absent"
 CONTINUES = "hosting.session-continues"
+PERSISTS = "hosting.persists-before-reply"
 BOOKED = "Booked: a table for two on Friday."
 KEPT = "Your other booking is unchanged."
 FRESH = "Hello, how can I help?"
@@ -58,7 +59,18 @@ async def test_an_unreadable_session_is_refused_and_kept_and_an_absent_one_start
     answered(await host.caller().send(BOOK, session_id=damaged), BOOKED, "the damaged one's turn")
     answered(await host.caller().send(BOOK, session_id=intact), BOOKED, "the intact one's turn")
     await host.kill()
-    await host.damage(damaged)
+    # Both turns must be in the store before one is damaged: that they survive a kill is
+    # persists-before-reply's statement, so it is read back first (no model call).
+    kept = await new_host(system=SYSTEM, store=host.store)
+    for session in (damaged, intact):
+        read = await kept.caller().read_session(session)
+        premise(
+            PERSISTS,
+            read.status == 200,
+            f"session {session!r} was not stored after a reply and a kill ({read.status})",
+        )
+    await kept.kill()
+    await kept.damage(damaged)
     again = await new_host(system=SYSTEM, store=host.store)
     caller = again.caller()
 
