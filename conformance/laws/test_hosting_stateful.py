@@ -61,9 +61,17 @@ _MACHINES = itertools.count(1)
 
 
 def sessions(
-    fake: ScriptedProvider, host: RunningHost, loop: asyncio.AbstractEventLoop
+    fake: ScriptedProvider,
+    host: RunningHost,
+    loop: asyncio.AbstractEventLoop,
+    violations: list[LawViolation],
 ) -> type[RuleBasedStateMachine]:
-    """The machine, closed over this test's fake, its one host, and its loop."""
+    """The machine, closed over this test's fake, its one host, and its loop; every
+    violation a step saw is also kept in `violations`."""
+
+    def violated(message: str) -> LawViolation:
+        violations.append(LawViolation(LAW, message))
+        return violations[-1]
 
     def wait(coro: Coroutine[Any, Any, T]) -> T:
         future = asyncio.run_coroutine_threadsafe(coro, loop)
@@ -115,21 +123,19 @@ def sessions(
             reply = wait(self.caller.send(msg, session_id=self.session_id(index), stream=stream))
             requests = fake.wire.requests
             if len(requests) != before + 1:
-                raise LawViolation(
-                    LAW,
+                raise violated(
                     f"{where}: a turn without tools made {len(requests) - before} model "
                     f"requests, not one (the reply was {reply.status} {reply.code or ''})",
                 )
             if requests[-1].turns() != list(shown):
-                raise LawViolation(
-                    LAW,
+                raise violated(
                     f"{where}: session {index} was shown {requests[-1].turns()}, not exactly "
                     f"its own conversation {list(shown)} (another session's turns, a lost "
                     "turn, or turns out of order)",
                 )
             if reply.status != 200 or reply.output != answer:
-                raise LawViolation(
-                    LAW, f"{where}: answered {reply.status} {reply.output!r}, not 200 {answer!r}"
+                raise violated(
+                    f"{where}: answered {reply.status} {reply.output!r}, not 200 {answer!r}"
                 )
             self.held[index] = (*shown, ("assistant", answer))
 
@@ -143,11 +149,22 @@ async def test_any_interleaving_of_sessions_shows_each_request_only_its_own_conv
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:
     host = await new_host()
+    violations: list[LawViolation] = []
     # On `python -m conformance replay`, the stored shrunk example is played instead.
-    machine = reproducing(sessions(fake, host, asyncio.get_running_loop()))
+    machine = reproducing(sessions(fake, host, asyncio.get_running_loop(), violations))
     # The profile decides how many interleavings; each is short, since a bleed or a lost
     # turn shows within a few turns over two sessions and shrinking needs few steps.
     profile = settings.default
     examples = profile.max_examples if profile is not None else 8
     chosen = settings(stateful_step_count=6, max_examples=examples, report_multiple_bugs=False)
-    await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)
+    try:
+        await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)
+    except LawViolation:
+        raise
+    except Exception as error:
+        # A host whose state outlives a session (the very bug) makes examples depend on
+        # the ones before, so Hypothesis's replay of a failure may not fail again and it
+        # reports its own flakiness instead: the violation a step saw is the evidence.
+        if violations:
+            raise violations[0] from error
+        raise

@@ -50,6 +50,7 @@ def refusal(reply: HostReply) -> str:
 
 
 @pytest.mark.law("hosting.unreadable-is-not-absent")
+@pytest.mark.timeout(120)  # three host starts: a start is a process of its own
 async def test_an_unreadable_session_is_refused_and_kept_and_an_absent_one_starts_fresh(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:

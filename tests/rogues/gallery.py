@@ -313,7 +313,8 @@ ROGUES: tuple[Rogue, ...] = (
     ),
     Rogue(
         "persists-half-a-turn",
-        ("hosting.persists-before-reply",),
+        # a crash mid-turn and a run that failed both leave its stored half behind
+        ("hosting.persists-before-reply", "hosting.session-continues"),
         host=hosted.PersistsHalfATurn,
     ),
     Rogue(

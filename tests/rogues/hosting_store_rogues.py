@@ -161,8 +161,9 @@ class HostRunsWithoutTheSession(StandingAgent):
 
 
 class PersistsHalfATurn(StandingAgent):
-    """Stores the new message before the run answers it (so a crash mid-turn leaves the
-    session holding a turn that never completed), then the whole turn once answered."""
+    """Stores the new message before the run answers it, then the whole turn once
+    answered: a crash mid-turn, or a run that fails, leaves the session holding a turn
+    that never completed."""
 
     async def play(
         self, agent: Agent, stored: StoredConversation | None, request: TurnRequest
