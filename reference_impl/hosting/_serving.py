@@ -107,6 +107,8 @@ async def standing_agent(
         log_level="warning",
         access_log=False,
         lifespan="off",
+        ws="none",
+        http="h11",
         timeout_graceful_shutdown=None,
     )
     server = _Server(config)

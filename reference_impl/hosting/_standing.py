@@ -25,7 +25,12 @@ from ..errors import (
     PendingQuestionError,
     RunInFlightError,
 )
-from ..store import SessionOwnershipError, SessionStore, UnreadableSessionError
+from ..store import (
+    SessionOwnershipError,
+    SessionStore,
+    UnreadableSessionError,
+    UnstorableSessionError,
+)
 from ._errors import (
     AwaitingDecisionError,
     ConcurrentRunError,
@@ -117,6 +122,7 @@ class StandingAgent:
             async with self.agent_for(session_id) as agent:
                 stored = await self.hydrate(session_id)
                 result = await self.play(agent, stored, request)
+                self.release_pause(agent, result)
             if result.pending is not None and session_id is None:
                 raise PauseNotCarriedError(result.pending.question)
             after = await self.persist_turn(self.persisting(session_id, result, principal))
@@ -193,13 +199,24 @@ class StandingAgent:
             return await asyncio.to_thread(continuation.hydrate, self.sessions, session_id)
         except UnreadableSessionError as error:
             raise SessionUnreadableError(str(error)) from error
+        except UnstorableSessionError as error:  # refused before a turn it could not keep
+            raise InvalidRequestError(str(error)) from error
+
+    def continued_conversation(
+        self, stored: StoredConversation | None, request: TurnRequest
+    ) -> StoredConversation | None:
+        """What the turn continues: the stored conversation exactly as stored. The host
+        never edits history, so a message while a decision is owed meets the agent's own
+        refusal (PendingQuestionError), the pause kept."""
+        return stored
 
     async def play(
         self, agent: Agent, stored: StoredConversation | None, request: TurnRequest
     ) -> RunResult:
         """The turn, through the agent's own door; its refusals in the wire's codes."""
         try:
-            return await continuation.take_turn(agent, stored, request)
+            continued = self.continued_conversation(stored, request)
+            return await continuation.take_turn(agent, continued, request)
         except HostRefusal:
             raise
         except NoPendingAskError as error:
@@ -216,6 +233,15 @@ class StandingAgent:
             raise ConcurrentRunError(request.session_id or "", "the agent's run") from error
         except Exception as error:  # the provider kept failing: the store keeps the last turn
             raise RunFailedHostError(f"the run failed: {error}") from error
+
+    def release_pause(self, agent: Agent, result: RunResult) -> None:
+        """What a shared agent keeps of a paused turn: nothing. It serves every session,
+        and an agent refuses new messages while its own last run is paused, so one
+        session's question would refuse every other session. The question owed is the
+        stored one (it travels in the checkpoint and refuses a message to that session
+        alone); an agent of the session's own keeps its pause."""
+        if result.pending is not None and isinstance(self.agents, SharedAgentLane):
+            agent.abandon_pause()
 
     def persisting(self, session_id: str | None, result: RunResult, owner: str | None) -> Persist:
         """Storing this turn's checkpoint (a request without a session is not stored)."""

@@ -46,12 +46,14 @@ def host(loopback_provider: ScriptedProvider, tmp_path: Path) -> Host:
     ) -> AsyncIterator[tuple[Served, httpx.AsyncClient]]:
         if "agent_factory" not in options:
             options.setdefault("agent", agent_for(loopback_provider))
-        async with standing_agent(
-            sessions=sqlite_sessions(str(store or tmp_path / "sessions.db")),
-            host=uvicorn_host(session_cookie=session_cookie),
-            **options,
-        ) as served:
-            async with httpx.AsyncClient(base_url=served.url, timeout=20) as client:
-                yield served, client
+        async with (
+            standing_agent(
+                sessions=sqlite_sessions(str(store or tmp_path / "sessions.db")),
+                host=uvicorn_host(session_cookie=session_cookie),
+                **options,
+            ) as served,
+            httpx.AsyncClient(base_url=served.url, timeout=20) as client,
+        ):
+            yield served, client
 
     return serve
