@@ -112,28 +112,30 @@ class HostRebuildsHistory(StandingAgent):
     and their results dropped), instead of handing the stored checkpoint to the door as
     it is."""
 
-    async def play(
-        self, agent: Agent, stored: StoredConversation | None, request: TurnRequest
-    ) -> RunResult:
-        if stored is not None and request.message is not None:
-            history = load_checkpoint(stored.checkpoint).history
-            texts = tuple(t for t in history if t.role != "tool" and not t.tool_calls)
-            stored = _with_history(stored, texts)
-        return await super().play(agent, stored, request)
+    def continued_conversation(
+        self, stored: StoredConversation | None, request: TurnRequest
+    ) -> StoredConversation | None:
+        if stored is None or request.message is None:
+            return stored
+        history = load_checkpoint(stored.checkpoint).history
+        return _with_history(
+            stored, tuple(t for t in history if t.role != "tool" and not t.tool_calls)
+        )
 
 
 class HostDropsTheAnswer(StandingAgent):
     """Hands the door the stored history without its last answer (the host's own copy of
     the conversation, kept without what the model said last)."""
 
-    async def play(
-        self, agent: Agent, stored: StoredConversation | None, request: TurnRequest
-    ) -> RunResult:
-        if stored is not None and request.message is not None:
-            history = load_checkpoint(stored.checkpoint).history
-            if history and history[-1].role == "assistant":
-                stored = _with_history(stored, history[:-1])
-        return await super().play(agent, stored, request)
+    def continued_conversation(
+        self, stored: StoredConversation | None, request: TurnRequest
+    ) -> StoredConversation | None:
+        if stored is None or request.message is None:
+            return stored
+        history = load_checkpoint(stored.checkpoint).history
+        if history and history[-1].role == "assistant":
+            return _with_history(stored, history[:-1])
+        return stored
 
 
 class HostNamesTheSession(StandingAgent):
