@@ -14,6 +14,7 @@ from reference_impl.conformance_adapter import ReferenceImplementation
 from . import conversation_rogues as conv
 from . import coverage_rogues as cover
 from . import failure_rogues as failure
+from . import hosting_store_rogues as hosted
 from . import identity_rogues as ident
 from . import memory_rogues as memory
 from . import semantics_rogues as semantics
@@ -26,12 +27,16 @@ class Rogue:
     id: str
     breaks: tuple[str, ...]
     """The laws this rogue is built to break: each must FAIL against it."""
-    runtime: type[Agent]
+    runtime: type[Agent] = Agent
+    host: type | None = None
+    """A `StandingAgent` subclass for the hosting rogues; None: the reference host, and
+    no hosting at all, so an agent-level rogue's kill job starts no host process."""
 
     @property
     def change(self) -> str:
-        """The one change, in words (the runtime class's docstring)."""
-        return " ".join((self.runtime.__doc__ or "").split())
+        """The one change, in words (the host's docstring for a host rogue, else the runtime's)."""
+        changed = self.host if self.host is not None else self.runtime
+        return " ".join((changed.__doc__ or "").split())
 
     @property
     def attribute(self) -> str:
@@ -41,8 +46,20 @@ class Rogue:
     def impl_spec(self) -> str:
         return f"{__name__}:{self.attribute}"
 
+    @property
+    def host_class(self) -> str | None:
+        """The host as an import path: the reference adapter spawns it in its own process."""
+        if self.host is None:
+            return None
+        return f"{self.host.__module__}:{self.host.__qualname__}"
+
     def implementation(self) -> ReferenceImplementation:
-        return ReferenceImplementation(self.runtime, name=f"rogue {self.id}")
+        return ReferenceImplementation(
+            self.runtime,
+            name=f"rogue {self.id}",
+            host_class=self.host_class,
+            hosting=self.host is not None,
+        )
 
 
 REFERENCE_SPEC = "reference_impl.conformance_adapter:implementation"
@@ -287,6 +304,48 @@ ROGUES: tuple[Rogue, ...] = (
         "checkpoint-drops-text-beside-calls",
         ("conversation.verbatim",),
         verbatim.CheckpointDropsTextBesideCalls,
+    ),
+    # served conversations: what a host stores, restores and runs under (issue 14)
+    Rogue(
+        "replies-before-persisting",
+        ("hosting.persists-before-reply",),
+        host=hosted.RepliesBeforePersisting,
+    ),
+    Rogue(
+        "persists-half-a-turn",
+        # a crash mid-turn and a run that failed both leave its stored half behind
+        ("hosting.persists-before-reply", "hosting.session-continues"),
+        host=hosted.PersistsHalfATurn,
+    ),
+    Rogue(
+        "unreadable-starts-fresh",
+        ("hosting.unreadable-is-not-absent",),
+        host=hosted.UnreadableStartsFresh,
+    ),
+    Rogue(
+        "one-conversation-for-all-sessions",
+        ("hosting.session-continues",),
+        host=hosted.OneConversationForAllSessions,
+    ),
+    Rogue(
+        "host-rebuilds-history",
+        ("hosting.through-continue-from",),
+        host=hosted.HostRebuildsHistory,
+    ),
+    Rogue(
+        "host-drops-the-answer",
+        ("hosting.session-continues", "hosting.through-continue-from"),
+        host=hosted.HostDropsTheAnswer,
+    ),
+    Rogue(
+        "host-names-the-session",
+        ("hosting.session-identity",),
+        host=hosted.HostNamesTheSession,
+    ),
+    Rogue(
+        "host-runs-without-the-session",
+        ("hosting.session-identity",),
+        host=hosted.HostRunsWithoutTheSession,
     ),
 )
 

@@ -46,8 +46,15 @@ class KillRun:
         return path.read_text(encoding="utf-8") if path.exists() else "(no log)"
 
 
+def hosting_modules() -> list[str]:
+    """The hosting law modules: all a host rogue can break, so all its job runs."""
+    folder = ROOT / "conformance" / "laws"
+    return [f"conformance.laws.{path.stem}" for path in sorted(folder.glob("test_hosting_*.py"))]
+
+
 def jobs() -> list[dict[str, object]]:
     whole = ["conformance.laws"]
+    hosting = hosting_modules()
     listed: list[dict[str, object]] = [
         # The one job that keeps shrinking: it is the slowest, so it is claimed first.
         {
@@ -59,7 +66,14 @@ def jobs() -> list[dict[str, object]]:
         {"name": REFERENCE, "impl": REFERENCE_SPEC, "profile": "rogues", "targets": whole},
     ]
     listed += [
-        {"name": r.id, "impl": r.impl_spec, "profile": "rogues", "targets": whole} for r in ROGUES
+        {
+            "name": r.id,
+            "impl": r.impl_spec,
+            "profile": "rogues",
+            # a host rogue changes only the host: the agent-level laws run the reference agent
+            "targets": whole if r.host is None else hosting,
+        }
+        for r in ROGUES
     ]
     return [{**job, "dialects": DIALECTS} for job in listed]
 
