@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
+from conformance.adapter._hosting_types import HostSpec
 from conformance.adapter import (
     JSON,
     AgentSpec,
@@ -52,6 +53,7 @@ from . import (
     EpisodicMemory,
     Identity,
     InMemoryStore,
+    MemoryStore,
     InvalidCheckpointError,
     NoConversationError,
     OpenAIChatProvider,
@@ -65,6 +67,7 @@ from . import (
     ToolLoopLimitError,
     ask_person,
 )
+from .conformance_host import HostProcess, start_host_process
 
 _REFUSALS = (
     Refusal(NoConversationError, RefusalKind.NO_CONVERSATION),
@@ -197,26 +200,54 @@ class ReferenceAgent:
         await self._provider.client.close()
 
 
+HOSTING_CAPABILITIES = frozenset(
+    {
+        Capability.HOSTING,
+        Capability.HOSTING_ENQUEUE,
+        Capability.HOSTING_FACTORY,
+        Capability.HOSTING_IDENTITY,
+        Capability.HOSTING_DAMAGE,
+    }
+)
+"""What the reference host does (reference_impl/hosting/): every hosting law applies."""
+
+
 class ReferenceImplementation:
     name = "turnlaw reference_impl"
-    capabilities = frozenset(Capability) - {Capability.HOSTING}
+    capabilities = frozenset(Capability)
     dialects = frozenset(Dialect)
     deliveries = frozenset(Delivery)
     trace_tool = TRACE_TOOL_NAME
     compaction_triggers: tuple[str, ...] = ("turns", "chars")
 
-    def __init__(self, agent_class: type[Agent] = Agent, name: str | None = None) -> None:
+    def __init__(
+        self,
+        agent_class: type[Agent] = Agent,
+        name: str | None = None,
+        host_class: str | None = None,
+        hosting: bool = True,
+    ) -> None:
         """`agent_class` is the runtime: a runtime derived from the reference (the rogues
-        in tests/rogues/) is tested through this same adapter, unchanged."""
+        in tests/rogues/) is tested through this same adapter, unchanged. `host_class`
+        (`module:attr`, a StandingAgent subclass) is the host the hosting door starts;
+        `hosting=False` declares no hosting at all (an agent-level rogue, whose kill run
+        need not start hosts)."""
         self.agent_class = agent_class
+        self.host_class = host_class
         if name is not None:
             self.name = name
+        if not hosting:
+            self.capabilities = frozenset(Capability) - HOSTING_CAPABILITIES
 
     def provider_for(self, spec: AgentSpec) -> Any:
         """The model provider for this spec: the official SDK for its dialect."""
         return _provider(spec)
 
-    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
+    def build_agent(self, spec: AgentSpec, memory: MemoryStore | None = None) -> tuple[Agent, Any]:
+        """The runtime's agent for `spec` and its provider; `memory` is where its memory
+        lives when the spec asks for memory (default: in memory, for this agent alone).
+        The host process builds its sessions' agents here too, so a hosted agent is
+        exactly the one the agent laws judge."""
         provider = self.provider_for(spec)
         builder = (
             self.agent_class.create(provider=provider, model=spec.model, id=spec.id)
@@ -224,14 +255,28 @@ class ReferenceImplementation:
             .tool(*_tools(spec))
         )
         if spec.memory:
-            builder.memory(EpisodicMemory(InMemoryStore()))
+            builder.memory(EpisodicMemory(memory if memory is not None else InMemoryStore()))
         if spec.self_explain:
             builder.self_explain()
         if spec.window is not None:
             builder.window(keep_recent_turns=spec.window)
         if spec.compaction is not None:
             builder.compaction(Compaction(**spec.compaction.model_dump()))
-        return ReferenceAgent(builder.build(), provider)
+        return builder.build(), provider
+
+    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
+        return ReferenceAgent(*self.build_agent(spec))
+
+    async def start_host(self, spec: HostSpec) -> HostProcess:
+        """The reference host as a real process against the fake (the hosting door)."""
+        agent_class = f"{self.agent_class.__module__}:{self.agent_class.__qualname__}"
+        return await start_host_process(spec, agent_class=agent_class, host_class=self.host_class)
+
+    async def damage_session(self, store: str, session_id: str) -> None:
+        """Make one stored conversation unreadable, as a real store goes bad."""
+        from .store import damage_session
+
+        damage_session(store, session_id)
 
 
 def _provider(spec: AgentSpec) -> Any:

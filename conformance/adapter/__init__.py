@@ -5,13 +5,17 @@ own API and reports what the runtime did: its answers, its checkpoints (as plain
 and its refusals, mapped to the suite's own kinds. The suite judges the wire, so an
 adapter that papered over a runtime's mistake would only be caught lying there.
 
-`AGENT` is the agent surface's op table, the one definition of its calls; the Protocol
-classes `Implementation` and `AgentUnderTest` are written out for type checkers.
+`AGENT` is the agent surface's op table, the one definition of its calls, and `HOST`
+(with `DAMAGE_SESSION`) the hosting door's; the Protocol classes `Implementation`,
+`AgentUnderTest`, `HostingImplementation` and `HostUnderTest` are written out for type
+checkers.
 """
 
 from ..wire.ir import Dialect
 from ._agent_surface import AGENT
-from ._protocols import AgentUnderTest, Implementation
+from ._host_surface import DAMAGE_SESSION, HOST, HostStarted, LoopbackUrl, loopback_problem
+from ._hosting_types import ConcurrentInvoke, HostSpec
+from ._protocols import AgentUnderTest, HostingImplementation, HostUnderTest, Implementation
 from ._types import (
     JSON,
     AbandonedPause,
@@ -36,6 +40,8 @@ from .surface import Op, Surface, unserializable
 
 __all__ = [
     "AGENT",
+    "DAMAGE_SESSION",
+    "HOST",
     "JSON",
     "AbandonedPause",
     "AgentSpec",
@@ -43,11 +49,17 @@ __all__ = [
     "Capability",
     "CompactionSpec",
     "CompactionTrigger",
+    "ConcurrentInvoke",
     "Delivery",
     "Dialect",
+    "HostSpec",
+    "HostStarted",
+    "HostUnderTest",
+    "HostingImplementation",
     "IdentityReport",
     "IdentitySpec",
     "Implementation",
+    "LoopbackUrl",
     "Op",
     "PendingReport",
     "RefusalKind",
@@ -59,5 +71,6 @@ __all__ = [
     "StrictRunOutcome",
     "Surface",
     "ToolName",
+    "loopback_problem",
     "unserializable",
 ]

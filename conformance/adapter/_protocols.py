@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
+from ._hosting_types import HostSpec
 from ._types import JSON, AgentSpec, Capability, IdentityReport, IdentitySpec, RunOutcome
 
 
@@ -48,9 +49,36 @@ class Implementation(Protocol):
     release under test, and `notes`, what a reader of its results must know (a setting
     the adapter turned on, say), which the results header records for the conformance
     matrix; `trace_tool`, the name of the tool a self-explain agent offers its model to
-    read the trace (required with `self_explain`: the suite has the model call it)."""
+    read the trace (required with `self_explain`: the suite has the model call it).
+    An implementation declaring `hosting` is also a `HostingImplementation`
+    (`start_host`, `damage_session`), and may set `host_client` (a `HostClientFactory`,
+    conformance.hosting) when its host speaks another wire than the seed's."""
 
     name: str
     capabilities: frozenset[Capability]
 
     async def create_agent(self, spec: AgentSpec) -> AgentUnderTest: ...
+
+
+@runtime_checkable
+class HostUnderTest(Protocol):
+    """A running host of the runtime's own, serving the seed's HTTP wire at `base_url`
+    (http://127.0.0.1:PORT or http://localhost:PORT). `kill` is a crash (SIGKILL,
+    nothing flushed); `stop` is a graceful shutdown. Either ends it."""
+
+    @property
+    def base_url(self) -> str: ...
+
+    async def kill(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+@runtime_checkable
+class HostingImplementation(Implementation, Protocol):
+    """An implementation that declares `hosting`: it starts hosts (the same `store`
+    again is a restart) and, with `hosting_damage`, damages one stored session."""
+
+    async def start_host(self, spec: HostSpec) -> HostUnderTest: ...
+
+    async def damage_session(self, store: str, session_id: str) -> None: ...

@@ -20,6 +20,7 @@ from ..adapter import (
     AgentUnderTest,
     Capability,
     CompactionSpec,
+    HostSpec,
     IdentitySpec,
     Implementation,
     RefusalKind,
@@ -29,8 +30,10 @@ from ..adapter import (
 )
 from ..errors import AdapterFailure as _AdapterFailure
 from ..errors import AdapterReportedError as _AdapterReportedError
+from ..hosting import AwaitingQuestion, HostClient, HostReply, HostUnreachable, NotTheWire
 from ..replay.hypothesis_examples import reproducing
 from ..runner.fixtures import FAKE_KEY, AgentFactory
+from ..runner.host_fixtures import HostFactory, RunningHost
 from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
 from ..wire import (
     Call,
@@ -221,6 +224,7 @@ __all__ = [
     "AgentFactory",
     "AgentSpec",
     "AgentUnderTest",
+    "AwaitingQuestion",
     "Call",
     "Capability",
     "CompactionSpec",
@@ -228,10 +232,16 @@ __all__ = [
     "Exchange",
     "Fault",
     "Hold",
+    "HostClient",
+    "HostFactory",
+    "HostReply",
+    "HostSpec",
+    "HostUnreachable",
     "IdentitySpec",
     "Implementation",
     "LawViolation",
     "MintedValues",
+    "NotTheWire",
     "PremiseNotMet",
     "React",
     "RefusalKind",
@@ -239,6 +249,7 @@ __all__ = [
     "RequestIR",
     "RunFailed",
     "RunOutcome",
+    "RunningHost",
     "ScriptedProvider",
     "Step",
     "StreamError",

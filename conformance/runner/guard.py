@@ -25,11 +25,16 @@ from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from ..adapter import (
     AGENT,
+    DAMAGE_SESSION,
+    HOST,
     AgentSpec,
     AgentUnderTest,
     Capability,
+    HostSpec,
+    HostUnderTest,
     Implementation,
     Op,
+    loopback_problem,
     unserializable,
 )
 from ..errors import AdapterContractError, AdapterTimeout, DeclaredButMissing
@@ -97,7 +102,7 @@ AGENT.derive_methods(GuardedAgent, "call")
 
 
 class GuardedImplementation:
-    """The implementation under test, handing out guarded agents."""
+    """The implementation under test, handing out guarded agents and hosts."""
 
     def __init__(self, inner: Implementation, timeout: float) -> None:
         self.inner = inner
@@ -125,11 +130,87 @@ class GuardedImplementation:
         # its methods come from the op table, which a test holds to the Protocol
         return cast(AgentUnderTest, GuardedAgent(agent, self.timeout, declared))
 
+    async def start_host(self, spec: HostSpec) -> HostUnderTest:
+        declared = frozenset(str(c) for c in self.capabilities)
+        return await start_guarded_host(self.inner, spec, self.timeout, declared)
+
+    async def damage_session(self, store: str, session_id: str) -> None:
+        declared = frozenset(str(c) for c in self.capabilities)
+        await damage_guarded(self.inner, store, session_id, self.timeout, declared)
+
+
+class GuardedHost:
+    """A `HostUnderTest` whose kill and stop keep the call deadline; its `base_url`
+    was checked once, when it started (a host does not move)."""
+
+    def __init__(
+        self, inner: HostUnderTest, base_url: str, timeout: float | None, declared: frozenset[str]
+    ) -> None:
+        self._inner = inner
+        self.base_url = base_url
+        self._timeout = timeout
+        self._declared = declared
+
+    async def call(self, op: Op, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        method = getattr(self._inner, op.name)
+        await within_deadline(op.name, method(*args, **kwargs), self._timeout, self._declared)
+
+
+HOST.derive_methods(GuardedHost, "call")
+
+
+async def start_guarded_host(
+    inner: Implementation, spec: HostSpec, timeout: float | None, declared: frozenset[str]
+) -> HostUnderTest:
+    """`inner.start_host(spec)` under the deadline, its host held to the protocol: an
+    object with kill and stop, serving at an http loopback URL. A host that answered
+    wrongly is killed before the contract error is raised, so it serves nothing after."""
+    start = getattr(inner, HOST.create.name, None)
+    if start is None:
+        raise DeclaredButMissing(
+            f"{type(inner).__qualname__} declares {Capability.HOSTING.value} but has no "
+            f"{HOST.create.name}(): a declared capability must work, or be left out"
+        )
+    host = await within_deadline(HOST.create.name, start(spec), timeout, declared)
+    missing = [op.name for op in HOST.instance_ops() if not callable(getattr(host, op.name, None))]
+    if missing:
+        raise AdapterContractError(
+            f"{HOST.create.name}()",
+            f"returned a {type(host).__qualname__}, which lacks the HostUnderTest methods "
+            f"{', '.join(missing)}",
+        )
+    problem = loopback_problem(getattr(host, "base_url", None))
+    if problem is not None:
+        await within_deadline("kill", host.kill(), timeout, declared)
+        raise AdapterContractError(f"{HOST.create.name}()", problem)
+    url = str(host.base_url).rstrip("/")
+    return cast(HostUnderTest, GuardedHost(host, url, timeout, declared))
+
+
+async def damage_guarded(
+    inner: Implementation,
+    store: str,
+    session_id: str,
+    timeout: float | None,
+    declared: frozenset[str],
+) -> None:
+    """`inner.damage_session(store, session_id)` under the deadline."""
+    damage = getattr(inner, DAMAGE_SESSION.name, None)
+    if damage is None:
+        raise DeclaredButMissing(
+            f"{type(inner).__qualname__} declares {Capability.HOSTING_DAMAGE.value} but "
+            f"has no {DAMAGE_SESSION.name}(): a declared capability must work, or be left out"
+        )
+    await within_deadline(DAMAGE_SESSION.name, damage(store, session_id), timeout, declared)
+
 
 __all__ = [
     "GuardedAgent",
+    "GuardedHost",
     "GuardedImplementation",
     "OwnsCallDeadline",
+    "damage_guarded",
+    "start_guarded_host",
     "unserializable",
     "within_deadline",
 ]

@@ -55,6 +55,7 @@ the user configured for pytest-timeout wins."""
 # of failing tests.
 pytest_plugins = (
     "conformance.runner.fixtures",
+    "conformance.runner.host_fixtures",
     "conformance.stdio.runner_hooks",
     "conformance.replay.capture",
 )

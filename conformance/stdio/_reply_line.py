@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from ..adapter import AGENT
+from ..adapter import AGENT, DAMAGE_SESSION, HOST
 from .protocol import REPLIES, RESULTS, Reply, StartResult
 
 MAX_DEPTH = 200
@@ -31,6 +31,10 @@ _FIELDS = {
 LENIENT_RESULTS: dict[str, TypeAdapter[Any]] = {
     "start": TypeAdapter(StartResult),
     **{op.op: op.lenient_results() for op in AGENT.ops()},
+    # the host's results are read as written (HostStarted ignores unknown fields): its
+    # Python type, a running host, is what the connector builds from the reply
+    **{op.op: op.strict_results() for op in HOST.ops()},
+    DAMAGE_SESSION.op: TypeAdapter(Any),
     "stop": TypeAdapter(Any),
 }
 """Without --validate-protocol: the Python type of each op's result (conformance.adapter

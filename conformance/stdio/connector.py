@@ -27,7 +27,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..adapter import AgentSpec, AgentUnderTest, Capability, Delivery, Refused
+from ..adapter import (
+    DAMAGE_SESSION,
+    AgentSpec,
+    AgentUnderTest,
+    Capability,
+    Delivery,
+    HostSpec,
+    HostStarted,
+    HostUnderTest,
+    Refused,
+)
 from ..errors import (
     AdapterCrashed,
     AdapterFailure,
@@ -39,15 +49,18 @@ from ..errors import (
 from ..wire.ir import Dialect
 from ._agent import StdioAgent
 from ._channel import Channel, open_channel, outcome_of
+from ._host import StdioHost
 from ._process import MAX_LINE
 from ._reply_line import UnreadableReply, read_reply
 from ._stderr import StderrTail
 from .protocol import (
+    DamageSessionRequest,
     ImplementationInfo,
     StartRequest,
     StartResult,
     StopRequest,
     agent_request,
+    host_request,
 )
 
 REPLY_TIMEOUT = 30.0
@@ -116,6 +129,7 @@ class StdioImplementation:
         self._seq = itertools.count(1)  # never reused, even across restarts
         self._handles = itertools.count(1)
         self._open: dict[str, AgentSpec] = {}
+        self._hosts: dict[str, Channel] = {}  # each running host, by the process it is of
         self._channel: Channel | None = None
         started = self._launch()
         self.info: ImplementationInfo = started.implementation
@@ -219,15 +233,16 @@ class StdioImplementation:
             assert self._channel is not None
             return self._channel
 
-    async def call(self, build: Build) -> Any:
+    async def call(self, build: Build, *, timeout: float | None = None) -> Any:
         """Send one request (built with its seq) and await its result, or raise what
-        its reply or the process says: Refused, AdapterReportedError, AdapterFailure."""
+        its reply or the process says: Refused, AdapterReportedError, AdapterFailure.
+        `timeout`: this request's deadline (default: the reply timeout)."""
         channel = self._channel
         if channel is None or not channel.healthy:
             channel = await asyncio.to_thread(self._healthy_channel)
         request = build(next(self._seq))
         future = channel.submit(request)
-        timeout = self.options.reply_timeout
+        timeout = self.options.reply_timeout if timeout is None else timeout
         try:
             delivered = await asyncio.wait_for(asyncio.wrap_future(future), timeout)
         except TimeoutError:
@@ -307,6 +322,41 @@ class StdioImplementation:
         if channel is None or not channel.healthy:
             return  # its process is gone, and the agent with it: nothing to close
         await self.call(lambda seq: agent_request("agent.close", seq=seq, agent=handle))
+
+    # --- the hosting door --------------------------------------------------------------
+
+    async def start_host(self, spec: HostSpec) -> HostUnderTest:
+        """`host.start`, under the start-up deadline: a host is a process of its own,
+        which may import as much as the adapter did."""
+        handle = f"h{next(self._handles)}"
+        started = await self.call(
+            lambda seq: host_request("host.start", seq=seq, host=handle, spec=spec),
+            timeout=self.options.start_timeout,
+        )
+        if not isinstance(started, HostStarted):
+            raise AdapterProtocolError(f"host.start answered {started!r}, not a base_url")
+        channel = self._channel
+        if channel is not None:
+            self._hosts[handle] = channel
+        return StdioHost.open(self, handle, started.base_url)
+
+    async def end_host(self, op: str, handle: str) -> None:
+        """`host.kill` or `host.stop` for a running host. A host whose adapter process
+        is gone (a crash, a restart) went with it: nothing to end."""
+        channel = self._hosts.pop(handle, None)
+        if channel is None or channel is not self._channel or not channel.healthy:
+            return
+        await self.call(
+            lambda seq: host_request(op, seq=seq, host=handle),
+            timeout=self.options.start_timeout,
+        )
+
+    async def damage_session(self, store: str, session_id: str) -> None:
+        await self.call(
+            lambda seq: DamageSessionRequest.model_validate(
+                {"op": DAMAGE_SESSION.op, "seq": seq, "store": store, "session_id": session_id}
+            )
+        )
 
 
 def start_command(spec: str, options: ConnectorOptions | None = None) -> StdioImplementation:

@@ -14,7 +14,7 @@ protocol v1 or is refused, whatever mode the connector runs in.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union
 
 from pydantic import (
     BaseModel,
@@ -28,6 +28,8 @@ from pydantic import (
 
 from ..adapter import (
     AGENT,
+    DAMAGE_SESSION,
+    HOST,
     AbandonedPause,
     Capability,
     CompactionTrigger,
@@ -89,13 +91,39 @@ class AgentRequest(_Message):
     agent: AgentHandle
 
 
-def _request_model(op: Op) -> type[AgentRequest]:
+M = TypeVar("M", bound=BaseModel)
+
+HostHandle = Annotated[
+    str,
+    Field(min_length=1, description="The connector's name for a host, set by host.start."),
+]
+
+
+class HostRequest(_Message):
+    """A request of the host surface (conformance.adapter.HOST): its `op`, `seq`, the
+    `host` it names, then the op's parameters. Only an adapter declaring `hosting`
+    is sent one."""
+
+    op: str
+    seq: Seq
+    host: HostHandle
+
+
+class ImplementationRequest(_Message):
+    """A request to the implementation itself, naming no agent or host
+    (`damage_session`)."""
+
+    op: str
+    seq: Seq
+
+
+def _request_model(op: Op, base: type[M]) -> type[M]:
     name = "".join(part.title() for part in op.op.replace(".", "_").split("_")) + "Request"
     fields: dict[str, Any] = {n: (f.annotation, f) for n, f in op.fields.items()}
     literal: Any = Literal.__getitem__(op.op)
-    model: type[AgentRequest] = create_model(
+    model: type[M] = create_model(
         name,
-        __base__=AgentRequest,
+        __base__=base,
         __module__=__name__,
         __doc__=op.describe() or None,
         op=(literal, op.op),
@@ -105,8 +133,17 @@ def _request_model(op: Op) -> type[AgentRequest]:
     return model
 
 
-AGENT_REQUESTS: dict[str, type[AgentRequest]] = {op.op: _request_model(op) for op in AGENT.ops()}
+AGENT_REQUESTS: dict[str, type[AgentRequest]] = {
+    op.op: _request_model(op, AgentRequest) for op in AGENT.ops()
+}
 """The request model of each agent op, by its `op` string."""
+
+HOST_REQUESTS: dict[str, type[HostRequest]] = {
+    op.op: _request_model(op, HostRequest) for op in HOST.ops()
+}
+"""The request model of each host op, by its `op` string."""
+
+DamageSessionRequest = _request_model(DAMAGE_SESSION, ImplementationRequest)
 
 
 def agent_request(op: str, **fields: Any) -> AgentRequest:
@@ -123,6 +160,14 @@ AbandonPauseRequest = AGENT_REQUESTS["abandon_pause"]
 CanExplainRequest = AGENT_REQUESTS["can_explain"]
 LastIdentityRequest = AGENT_REQUESTS["last_identity"]
 AgentCloseRequest = AGENT_REQUESTS["agent.close"]
+HostStartRequest = HOST_REQUESTS["host.start"]
+HostKillRequest = HOST_REQUESTS["host.kill"]
+HostStopRequest = HOST_REQUESTS["host.stop"]
+
+
+def host_request(op: str, **fields: Any) -> HostRequest:
+    """The request for host op `op` (its stdio `op` string), built from its fields."""
+    return HOST_REQUESTS[op].model_validate({"op": op, **fields})
 
 
 class StopRequest(_Message):
@@ -133,10 +178,18 @@ class StopRequest(_Message):
 
 
 if TYPE_CHECKING:
-    Request = StartRequest | AgentRequest | StopRequest
+    Request = StartRequest | AgentRequest | HostRequest | ImplementationRequest | StopRequest
 else:
     Request = Annotated[
-        Union[(StartRequest, *AGENT_REQUESTS.values(), StopRequest)],
+        Union[
+            (
+                StartRequest,
+                *AGENT_REQUESTS.values(),
+                *HOST_REQUESTS.values(),
+                DamageSessionRequest,
+                StopRequest,
+            )
+        ],
         Field(discriminator="op"),
     ]
 REQUESTS: TypeAdapter[Request] = TypeAdapter(Request)
@@ -236,6 +289,8 @@ class StartResult(_Message):
 RESULTS: dict[str, TypeAdapter[Any]] = {
     "start": TypeAdapter(StartResult),
     **{op.op: op.strict_results() for op in AGENT.ops()},
+    **{op.op: op.strict_results() for op in HOST.ops()},
+    DAMAGE_SESSION.op: DAMAGE_SESSION.strict_results(),
     "stop": TypeAdapter(None),
 }
 """The `result` of an ok reply, by the op of its request."""
@@ -270,6 +325,7 @@ def adapter_schema() -> dict[str, Any]:
 
 __all__ = [
     "AGENT_REQUESTS",
+    "HOST_REQUESTS",
     "MAX_SEQ",
     "PROTOCOL_VERSION",
     "REPLIES",
@@ -283,10 +339,17 @@ __all__ = [
     "AgentRequest",
     "CanExplainRequest",
     "CheckpointRequest",
+    "DamageSessionRequest",
     "ErrorReply",
     "FailedReply",
     "FollowUpRequest",
+    "HostHandle",
+    "HostKillRequest",
+    "HostRequest",
+    "HostStartRequest",
+    "HostStopRequest",
     "ImplementationInfo",
+    "ImplementationRequest",
     "LastIdentityRequest",
     "OkReply",
     "RefusedReply",
@@ -304,4 +367,5 @@ __all__ = [
     "Version",
     "adapter_schema",
     "agent_request",
+    "host_request",
 ]

@@ -20,7 +20,18 @@ from typing import IO, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import from_json
 
-from ..adapter import AGENT, AgentUnderTest, Delivery, Implementation, Refused, RunFailed
+from ..adapter import (
+    AGENT,
+    DAMAGE_SESSION,
+    HOST,
+    AgentUnderTest,
+    Delivery,
+    HostStarted,
+    HostUnderTest,
+    Implementation,
+    Refused,
+    RunFailed,
+)
 from ..wire.ir import Dialect
 from ._reply_line import summary
 from .protocol import (
@@ -28,7 +39,9 @@ from .protocol import (
     REQUESTS,
     ErrorReply,
     FailedReply,
+    HostRequest,
     ImplementationInfo,
+    ImplementationRequest,
     OkReply,
     RefusedReply,
     Request,
@@ -48,6 +61,7 @@ class _Server:
         self.implementation = implementation
         self.info = info
         self.agents: dict[str, AgentUnderTest] = {}
+        self.hosts: dict[str, HostUnderTest] = {}
         self._out = out
         self._write_lock = threading.Lock()
         self.stopped = asyncio.Event()
@@ -105,9 +119,13 @@ class _Server:
                 ),
             )
         if isinstance(request, StopRequest):
-            for agent in list(self.agents.values()):
-                await agent.close()
-            self.agents.clear()
+            await self.close_all()
+            return None
+        if isinstance(request, HostRequest):
+            return await self.host(request)
+        if isinstance(request, ImplementationRequest):
+            damage = getattr(self.implementation, DAMAGE_SESSION.name)
+            await damage(getattr(request, "store"), getattr(request, "session_id"))  # noqa: B009
             return None
         op = AGENT.by_op[request.op]
         args, kwargs = op.call_args({name: getattr(request, name) for name in op.fields})
@@ -126,6 +144,30 @@ class _Server:
             del self.agents[request.agent]
         result = await getattr(found, op.name)(*args, **kwargs)
         return None if op.reply is None else result  # a reply that carries nothing
+
+    async def host(self, request: HostRequest) -> Any:
+        """The host ops: start one (answering where it serves), kill it, or stop it."""
+        op = HOST.by_op[request.op]
+        if op is HOST.create:
+            spec = getattr(request, "spec")  # noqa: B009 - the start request's own field
+            host: HostUnderTest = await getattr(self.implementation, op.name)(spec)
+            self.hosts[request.host] = host
+            return HostStarted(base_url=host.base_url)
+        found = self.hosts.pop(request.host, None)
+        if found is None:
+            raise LookupError(f"no running host {request.host!r}: start it with host.start")
+        await getattr(found, op.name)()
+        return None
+
+    async def close_all(self) -> None:
+        """The adapter is stopping: its hosts are killed (nothing may outlive it and
+        serve a later run), its agents closed."""
+        for host in list(self.hosts.values()):
+            await host.kill()
+        self.hosts.clear()
+        for agent in list(self.agents.values()):
+            await agent.close()
+        self.agents.clear()
 
 
 def _plain(result: Any) -> Any:
@@ -181,8 +223,7 @@ async def serve_async(
         task.add_done_callback(tasks.discard)
     if tasks:
         await asyncio.wait(tasks, timeout=5)
-    for agent in list(server.agents.values()):
-        await agent.close()
+    await server.close_all()
 
 
 def serve(implementation: Implementation, info: ImplementationInfo) -> None:

@@ -1,0 +1,167 @@
+"""The hosting laws' fixture: `new_host`, a host of the runtime's own against the fake.
+
+`await new_host(tools=..., session_cookie=..., ...)` takes AgentSpec and HostSpec fields
+by keyword and starts a host through the guarded implementation, against this test's
+fake, dialect and delivery, on a fresh store under the test's tmp_path (or `store=`, to
+start the same host again after a kill: a restart). `host.caller()` is a caller with its
+own cookie jar: the seed-wire caller, or the implementation's own `host_client` for a
+host speaking another wire. Teardown kills every host still running and closes every
+caller. Hosts' base URLs and the cookie values they issue are minted per run, so the
+session's redactor learns them: they never reach a result or a snapshot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from ..adapter import (
+    AgentSpec,
+    Capability,
+    Delivery,
+    HostingImplementation,
+    HostSpec,
+    HostUnderTest,
+    Implementation,
+)
+from ..hosting import HostClient, HostClientFactory, SeedWireCaller
+from ..pytest_plugin import session_redactor
+from ..wire import ScriptedProvider
+from ..wire.ir import Dialect
+from .capability_words import needs_sentence
+from .fixtures import FAKE_KEY
+from .outcomes import NOT_APPLICABLE_PREFIX
+
+HOST_FIELDS = frozenset(HostSpec.model_fields) - {"agent"}
+
+
+class RunningHost:
+    """One started host as a law holds it: where it serves, where it stores, its end."""
+
+    def __init__(
+        self,
+        inner: HostUnderTest,
+        spec: HostSpec,
+        implementation: Implementation,
+        caller_options: dict[str, Any],
+    ) -> None:
+        self._inner = inner
+        self.spec = spec
+        self.base_url: str = inner.base_url
+        self.store: str = spec.store
+        self.alive = True
+        self._implementation = implementation
+        self._caller_options = caller_options
+        self._callers: list[HostClient] = []
+
+    async def kill(self) -> None:
+        """Hard: SIGKILL, nothing flushed (a crash)."""
+        if self.alive:
+            self.alive = False
+            await self._inner.kill()
+
+    async def stop(self) -> None:
+        """Graceful: running turns finish and persist."""
+        if self.alive:
+            self.alive = False
+            await self._inner.stop()
+
+    def caller(self, token: str | None = None) -> HostClient:
+        """A new caller with its own cookie jar; `token` is sent as `Authorization:
+        Bearer <token>` on every request."""
+        factory: HostClientFactory | None = getattr(self._implementation, "host_client", None)
+        made: HostClient
+        if factory is not None:
+            made = factory(self.base_url, self.spec, token=token)
+        else:
+            made = SeedWireCaller(
+                self.base_url,
+                session_cookie=self.spec.session_cookie,
+                token=token,
+                **self._caller_options,
+            )
+        self._callers.append(made)
+        return made
+
+    async def damage(self, session_id: str) -> None:
+        """Make `session_id`'s stored conversation unreadable (the implementation's
+        `damage_session`, hosting_damage); the host must be killed or stopped first."""
+        if self.alive:
+            raise RuntimeError("damage a store only while no host runs on it: kill() first")
+        hosting: HostingImplementation = self._implementation  # type: ignore[assignment]
+        await hosting.damage_session(self.store, session_id)
+
+    async def close_callers(self) -> None:
+        for made in self._callers:
+            await made.aclose()
+        self._callers.clear()
+
+
+HostFactory = Callable[..., Awaitable[RunningHost]]
+"""`new_host`: `await new_host(tools=(...), session_cookie=..., store=...)` starts a host
+from AgentSpec and HostSpec fields, against this test's fake."""
+
+_NEEDS: dict[str, Callable[[Any], bool]] = {
+    Capability.HOSTING_ENQUEUE.value: lambda spec: spec.on_concurrent_invoke == "enqueue",
+    Capability.HOSTING_FACTORY.value: lambda spec: spec.agent_per_session,
+    Capability.HOSTING_IDENTITY.value: lambda spec: spec.principals is not None,
+}
+
+
+def _not_applicable(implementation: Implementation, spec: HostSpec) -> str | None:
+    """The capabilities this host needs that the implementation does not declare."""
+    declared = {str(c) for c in implementation.capabilities}
+    wanted = [Capability.HOSTING.value] + [c for c, needs in _NEEDS.items() if needs(spec)]
+    missing = [c for c in wanted if c not in declared]
+    return f"this host {needs_sentence(missing)}" if missing else None
+
+
+@pytest_asyncio.fixture
+async def new_host(
+    implementation: Implementation,
+    fake: ScriptedProvider,
+    dialect: Dialect,
+    delivery: Delivery,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    pytestconfig: pytest.Config,
+) -> AsyncIterator[HostFactory]:
+    """`await new_host(...)` -> a running host of the implementation's own."""
+    started: list[RunningHost] = []
+    redactor = session_redactor(request.config)
+    timeout = pytestconfig.getoption("--call-timeout") * pytestconfig.getoption(
+        "--timeout-multiplier"
+    )
+
+    async def make(*, store: str | None = None, **fields: Any) -> RunningHost:
+        host_fields = {k: v for k, v in fields.items() if k in HOST_FIELDS}
+        agent = AgentSpec(
+            base_url=fake.base_url or "",
+            api_key=FAKE_KEY,
+            dialect=dialect,
+            stream=delivery is Delivery.STREAM,
+            **{k: v for k, v in fields.items() if k not in HOST_FIELDS},
+        )
+        path = store or str(tmp_path / f"host-store-{len(started) + 1}.db")
+        spec = HostSpec(agent=agent, store=path, **host_fields)
+        why = _not_applicable(implementation, spec)
+        if why is not None:
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{why}")
+        hosting: HostingImplementation = implementation  # type: ignore[assignment]
+        inner = await hosting.start_host(spec)
+        redactor.learn(inner.base_url)
+        host = RunningHost(
+            inner, spec, implementation, {"timeout": timeout, "learn": redactor.learn}
+        )
+        started.append(host)
+        return host
+
+    yield make
+    for host in started:
+        await host.close_callers()
+    for host in started:
+        await host.kill()

@@ -1,0 +1,155 @@
+"""The seed's HTTP wire on Starlette: `POST /invoke`, `GET /health`, `GET /sessions/{id}`.
+
+This module only translates: a request into an `Incoming`, a `TurnServed` or a refusal into
+a reply (JSON, or server-sent events when asked). What a turn does is the
+StandingAgent's; nothing here decides it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ._errors import HostRefusal
+from ._standing import Incoming, StandingAgent, TurnServed
+from ._wire import (
+    Awaiting,
+    AwaitingReply,
+    ChunkEvent,
+    CompleteEvent,
+    ErrorReply,
+    HealthReply,
+    OutputReply,
+    SessionReply,
+    dump,
+    parse_invoke,
+)
+
+
+def build_app(core: StandingAgent) -> Starlette:
+    """The ASGI app serving `core`."""
+
+    async def invoke(request: Request) -> Response:
+        try:
+            body = parse_invoke(await request.body())
+        except HostRefusal as refusal:
+            return _refused(refusal)
+        incoming = Incoming(
+            message=body.input,
+            decision=body.decision,
+            body_session_id=body.session_id,
+            headers=request.headers,
+            cookies=request.cookies,
+        )
+        if "text/event-stream" in request.headers.get("accept", ""):
+            return await _streamed(core, incoming)
+        try:
+            served = await core.invoke(incoming)
+        except HostRefusal as refusal:
+            return _refused(refusal)
+        return _reply(core, served)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse(dump(HealthReply()))
+
+    async def session(request: Request) -> Response:
+        session_id = request.path_params["session_id"]
+        try:
+            checkpoint = await core.read_session(session_id, request.headers)
+        except HostRefusal as refusal:
+            return _refused(refusal)
+        return JSONResponse(
+            dump(SessionReply(session_id=session_id, checkpoint=json.loads(checkpoint)))
+        )
+
+    return Starlette(
+        routes=[
+            Route("/invoke", invoke, methods=["POST"]),
+            Route("/health", health, methods=["GET"]),
+            Route("/sessions/{session_id:path}", session, methods=["GET"]),
+        ]
+    )
+
+
+def _refused(refusal: HostRefusal) -> JSONResponse:
+    return JSONResponse(
+        dump(ErrorReply(error=str(refusal), code=refusal.code)), status_code=refusal.status
+    )
+
+
+def _body(served: TurnServed) -> tuple[int, dict[str, Any]]:
+    """The reply's status and body: 200 with the answer, or 202 with the question."""
+    pending = served.result.pending
+    if pending is not None and served.session_id is not None:
+        awaiting = Awaiting(
+            session_id=served.session_id,
+            tool=pending.tool_name,
+            question=pending.question,
+            tool_call_id=pending.tool_call_id,
+        )
+        return 202, dump(AwaitingReply(awaiting=awaiting))
+    reply = OutputReply(output=served.result.answer or "", session_id=served.session_id)
+    return 200, dump(reply)
+
+
+def _reply(core: StandingAgent, served: TurnServed) -> Response:
+    status, body = _body(served)
+    after = BackgroundTask(served.after) if served.after is not None else None
+    response = JSONResponse(body, status_code=status, background=after)
+    _issue_cookie(core, served, response)
+    return response
+
+
+def _issue_cookie(core: StandingAgent, served: TurnServed, response: Response) -> None:
+    """`Set-Cookie: <name>=<uuid4>; Path=/; HttpOnly; SameSite=Lax` when one was issued."""
+    if served.issued_cookie is not None and core.session_cookie is not None:
+        response.set_cookie(
+            core.session_cookie, served.issued_cookie, path="/", httponly=True, samesite="lax"
+        )
+
+
+_PLAIN_STATUSES = frozenset({400, 401, 404, 409, 503})
+"""Refusals a stream answers as plain JSON with their status: the request was refused,
+not run. A failure of the run itself (500, 502) is the stream's `error` event."""
+
+
+async def _streamed(core: StandingAgent, incoming: Incoming) -> Response:
+    """The same turn as server-sent events: the chunk, then one terminal event."""
+    try:
+        served: TurnServed | HostRefusal = await core.invoke(incoming)
+    except HostRefusal as refusal:
+        if refusal.status in _PLAIN_STATUSES:
+            return _refused(refusal)
+        served = refusal
+
+    async def events() -> AsyncIterator[ServerSentEvent]:
+        if isinstance(served, HostRefusal):
+            yield _event("error", dump(ErrorReply(error=str(served), code=served.code)))
+            return
+        status, body = _body(served)
+        if status == 202:
+            yield _event("awaiting", body["awaiting"])
+            return
+        output = served.result.answer or ""
+        yield _event("chunk", dump(ChunkEvent(text=output)))
+        yield _event("complete", dump(CompleteEvent(output=output, session_id=served.session_id)))
+
+    after = None
+    if isinstance(served, TurnServed) and served.after is not None:
+        after = BackgroundTask(served.after)
+    response = EventSourceResponse(events(), background=after, ping=600)
+    if isinstance(served, TurnServed):
+        _issue_cookie(core, served, response)
+    return response
+
+
+def _event(name: str, data: dict[str, Any]) -> ServerSentEvent:
+    return ServerSentEvent(data=json.dumps(data), event=name)

@@ -1,0 +1,134 @@
+"""The seed-wire caller against a real HTTP host (a Starlette app in the test): each reply
+kind, SSE, cookies, and replies that are not the wire, as typed findings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conformance.hosting import AwaitingQuestion, HostUnreachable, NotTheWire, SeedWireCaller
+
+from .served import COOKIE, SEEN, served
+
+
+async def test_an_answer_a_pause_and_a_refusal_are_read_off_the_wire() -> None:
+    async with served() as url:
+        caller = SeedWireCaller(url, session_cookie=COOKIE)
+        answered = await caller.send("Book it", session_id="s1")
+        assert (answered.status, answered.output, answered.code) == (200, "echo Book it", None)
+        paused = await caller.send("pause", session_id="s1")
+        assert paused.status == 202
+        assert paused.awaiting == AwaitingQuestion("s1", "ask_person", "Which day?", "call_1")
+        refused = await caller.send("busy", session_id="s1")
+        assert (refused.status, refused.code, refused.error) == (
+            409,
+            "ERR_CONCURRENT_RUN",
+            "s1 busy",
+        )
+        decided = await caller.decide("Friday", session_id="s1")
+        assert decided.output == "echo Friday"
+        assert SEEN[-1]["body"] == {"decision": "Friday", "sessionId": "s1"}
+        await caller.aclose()
+
+
+async def test_session_ids_travel_as_the_seed_names_them() -> None:
+    async with served() as url:
+        caller = SeedWireCaller(url, session_cookie=COOKIE)
+        await caller.send("a", header_session="h1")
+        assert SEEN[-1]["sid"] == "h1" and "sessionId" not in SEEN[-1]["body"]
+        await caller.send("a", session_id="b1", header_session="h1", cookie="c1")
+        assert SEEN[-1]["sid"] == "b1"
+        assert SEEN[-1]["headers"]["x-session-id"] == "h1"
+        assert SEEN[-1]["headers"]["cookie"] == f"{COOKIE}=c1"
+        await caller.aclose()
+
+
+async def test_a_caller_keeps_the_cookie_it_was_issued_and_another_caller_does_not() -> None:
+    async with served() as url:
+        learned: list[str] = []
+        first = SeedWireCaller(url, session_cookie=COOKIE, learn=learned.append)
+        issued = await first.send("hello")
+        assert issued.issued_cookie is not None and learned == [issued.issued_cookie]
+        assert issued.set_cookie_header is not None and "HttpOnly" in issued.set_cookie_header
+        again = await first.send("again")
+        assert SEEN[-1]["sid"] == issued.issued_cookie and again.issued_cookie is None
+        second = SeedWireCaller(url, session_cookie=COOKIE)
+        other = await second.send("hello")
+        assert other.issued_cookie not in (None, issued.issued_cookie)
+        await first.aclose()
+        await second.aclose()
+
+
+async def test_a_bearer_token_is_sent_on_every_request() -> None:
+    async with served() as url:
+        caller = SeedWireCaller(url, token="t-1")
+        assert (await caller.send("auth")).output == "Bearer t-1"
+        assert (await SeedWireCaller(url).send("auth")).output == "nobody"
+        await caller.aclose()
+
+
+async def test_a_stream_is_read_by_its_events_terminal_last() -> None:
+    async with served() as url:
+        caller = SeedWireCaller(url)
+        streamed = await caller.send("Book", session_id="s1", stream=True)
+        assert [name for name, _ in streamed.events] == ["chunk", "chunk", "complete"]
+        assert streamed.output == "Booked for Friday." and streamed.status == 200
+        paused = await caller.send("pause", session_id="s1", stream=True)
+        assert paused.awaiting is not None and paused.events[-1][0] == "awaiting"
+        refused = await caller.send("busy", session_id="s1", stream=True)  # plain JSON
+        assert (refused.status, refused.code, refused.events) == (409, "ERR_CONCURRENT_RUN", [])
+        await caller.aclose()
+
+
+async def test_raw_bytes_and_session_reads() -> None:
+    async with served() as url:
+        caller = SeedWireCaller(url)
+        bad = await caller.raw(b"{not json", headers={"x-session-id": "s"})
+        assert (bad.status, bad.code) == (400, "ERR_INVALID_REQUEST")
+        read = await caller.read_session("s1")
+        assert read.status == 200 and read.checkpoint == {"messages": ["s1"]}
+        missing = await caller.read_session("missing")
+        assert (missing.status, missing.code) == (404, "ERR_SESSION_NOT_FOUND")
+        await caller.aclose()
+
+
+@pytest.mark.parametrize(
+    ("said", "stream", "what"),
+    [
+        ("text", False, "not JSON"),
+        ("teapot", False, "status 418"),
+        ("missing", False, "not the wire.s Answered"),
+        ("badcode", False, "not the wire.s Refusal"),
+        ("unterminated", True, "terminal event"),
+        ("twice", True, "terminal event"),
+        ("notjson", True, "not JSON"),
+    ],
+)
+async def test_a_reply_that_is_not_the_wire_is_the_hosts_finding(
+    said: str, stream: bool, what: str
+) -> None:
+    async with served() as url:
+        caller = SeedWireCaller(url)
+        with pytest.raises(NotTheWire, match=what) as caught:
+            await caller.send(said, session_id="s", stream=stream)
+        assert isinstance(caught.value, AssertionError)  # a law's FAIL, not an ERROR
+        await caller.aclose()
+
+
+async def test_a_host_that_is_gone_is_unreachable_not_a_finding() -> None:
+    async with served() as url:
+        pass
+    caller = SeedWireCaller(url)
+    with pytest.raises(HostUnreachable) as caught:
+        await caller.send("hello")
+    assert not isinstance(caught.value, AssertionError)
+    await caller.aclose()
+
+
+def test_the_wire_schema_is_exported() -> None:
+    from conformance.hosting import hosting_wire_schema
+
+    schema = hosting_wire_schema()
+    assert set(schema["messages"]) >= {"invoke_request", "reply_202", "event_complete"}
+    json.dumps(schema)
