@@ -51,9 +51,11 @@ def asked_in(reply: HostReply) -> str:
 async def pause(caller: HostClient, session_id: str, *, stream: bool = False) -> HostReply:
     """Open `session_id` with a turn whose ask_person call pauses it."""
     reply = await caller.send(REFUND, session_id=session_id, stream=stream)
-    assert reply.status == 202 and reply.awaiting is not None, (
+    served = reply.status == 200 if stream else reply.status == 202  # a stream is 200
+    assert served and reply.awaiting is not None, (
         f"a turn whose ask_person call asked a person was answered {reply.status} "
-        f"{reply.code} {reply.output!r}, not 202 with the question"
+        f"{reply.code} {reply.output!r}, not {'an awaiting event' if stream else '202'} "
+        "with the question"
     )
     assert reply.awaiting.question == QUESTION and reply.awaiting.tool == "ask_person", (
         f"the pause was served as {reply.awaiting}, not ask_person asking {QUESTION!r}"
@@ -193,7 +195,34 @@ async def test_a_pause_without_a_session_id_is_refused_as_not_carried(
         f"a pause without a session id was answered {reply.status} {reply.code}, not 409 "
         "ERR_PAUSE_NOT_CARRIED"
     )
-    await caller.send("Hello?")
+    later = await caller.send("Hello?")
     assert fake.wire.last.user_texts() == ["Hello?"], (
-        f"the uncarried pause was stored and continued: {fake.wire.last.user_texts()}"
+        f"the uncarried pause was stored and continued ({later.status} {later.code}): "
+        f"the model was shown {fake.wire.last.user_texts()}"
+    )
+
+
+@pytest.mark.law(LAW)
+async def test_a_pause_in_one_session_refuses_no_other_session(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    """The question is owed in its own session: a host whose agents are shared must not
+    let one session's pause refuse (or be answered by) another session's turn."""
+    fake.script([ASK, text("Booked."), text("Refunded.")])
+    host = await new_host(tools=("ask_person",))
+    paused_id, other_id = fresh(), fresh()
+    paused = await pause(host.caller(), paused_id)
+    other = await host.caller().send("Book me a table.", session_id=other_id)
+    assert other.status == 200 and other.output == "Booked.", (
+        f"while {paused_id} awaited a decision, a turn of another session was answered "
+        f"{other.status} {other.code} {other.output!r}"
+    )
+    assert fake.wire.last.user_texts() == ["Book me a table."], (
+        f"another session's turn was shown {fake.wire.last.user_texts()}"
+    )
+    resumed = await host.caller().decide(DECISION, session_id=paused_id)
+    call_id = paused.awaiting.tool_call_id if paused.awaiting is not None else ""
+    assert resumed.output == "Refunded." and decision_shown(fake.wire.last, call_id), (
+        f"the pause did not survive another session's turn: the decision was answered "
+        f"{resumed.status} {resumed.code} {resumed.output!r}"
     )

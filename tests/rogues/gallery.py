@@ -14,6 +14,7 @@ from reference_impl.conformance_adapter import ReferenceImplementation
 from . import conversation_rogues as conv
 from . import coverage_rogues as cover
 from . import failure_rogues as failure
+from . import hosting_wire_rogues as served
 from . import identity_rogues as ident
 from . import memory_rogues as memory
 from . import semantics_rogues as semantics
@@ -303,6 +304,42 @@ ROGUES: tuple[Rogue, ...] = (
         "checkpoint-drops-text-beside-calls",
         ("conversation.verbatim",),
         verbatim.CheckpointDropsTextBesideCalls,
+    ),
+    # the served wire: session id sources, pauses, lanes, ownership (issue 14, laws-b)
+    Rogue("header-before-body", ("hosting.session-id-sources",), host=served.HeaderBeforeBody),
+    Rogue(
+        "cookie-issued-to-carried-session",
+        ("hosting.session-id-sources",),
+        host=served.CookieIssuedToCarriedSession,
+    ),
+    Rogue(
+        "sessionless-stored-under-default",
+        ("hosting.session-id-sources", "hosting.pause-served"),
+        host=served.SessionlessStoredUnderDefault,
+    ),
+    Rogue(
+        "message-taken-as-decision", ("hosting.pause-served",), host=served.MessageTakenAsDecision
+    ),
+    Rogue("pause-dropped-on-message", ("hosting.pause-served",), host=served.PauseDroppedOnMessage),
+    Rogue(
+        "queued-request-answered-without-running",
+        ("hosting.concurrent-enqueue",),
+        host=served.QueuedRequestAnsweredWithoutRunning,
+    ),
+    Rogue(
+        "reject-without-session-lane",
+        ("hosting.concurrent-reject",),
+        host=served.RejectWithoutSessionLane,
+    ),
+    Rogue(
+        "one-agent-for-every-session",
+        ("hosting.sessions-in-parallel",),
+        host=served.OneAgentForEverySession,
+    ),
+    Rogue(
+        "session-id-is-ownership",
+        ("hosting.session-id-is-not-auth",),
+        host=served.SessionIdIsOwnership,
     ),
 )
 
