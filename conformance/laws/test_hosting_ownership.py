@@ -28,7 +28,6 @@ from ._kit import (
 
 pytestmark = pytest.mark.asyncio
 
-LAW = "hosting.session-id-is-not-auth"
 CONTINUES = "hosting.session-continues"
 PRINCIPALS = {"tok-a": "alice", "tok-b": "bob"}
 ALICE_SAYS = "Book me a table for two; my card ends 4242."
@@ -41,7 +40,7 @@ def fresh(label: str) -> str:
     return f"{label}-{next(_ids)}"
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.session-id-is-not-auth")
 @pytest.mark.parametrize("token", [None, "tok-unknown"], ids=["no-credentials", "unknown"])
 async def test_a_turn_without_valid_credentials_is_401_and_never_reaches_the_model(
     fake: ScriptedProvider, new_host: HostFactory, token: str | None
@@ -58,7 +57,7 @@ async def test_a_turn_without_valid_credentials_is_401_and_never_reaches_the_mod
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.session-id-is-not-auth")
 async def test_another_principal_claiming_a_session_is_told_it_does_not_exist(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:
@@ -109,7 +108,7 @@ def whoami_report(request: RequestIR) -> dict[str, Any]:
     return {}
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.session-id-is-not-auth")
 async def test_the_served_run_carries_the_verified_principal(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:

@@ -28,7 +28,6 @@ from ._kit import (
 
 pytestmark = pytest.mark.asyncio
 
-LAW = "hosting.pause-served"
 CONTINUES = "hosting.session-continues"
 REFUND = "Refund order 7."
 QUESTION = "Refund order 7 for 40 EUR?"
@@ -91,7 +90,7 @@ async def refused_meanwhile(fake: ScriptedProvider, caller: HostClient, session_
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.pause-served")
 async def test_a_pause_survives_a_message_and_a_restart_and_the_decision_is_its_result(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:
@@ -125,7 +124,7 @@ async def test_a_pause_survives_a_message_and_a_restart_and_the_decision_is_its_
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.pause-served")
 async def test_a_streamed_pause_is_an_awaiting_event_and_a_decision_resumes_it(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:
@@ -155,7 +154,7 @@ async def test_a_streamed_pause_is_an_awaiting_event_and_a_decision_resumes_it(
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.pause-served")
 @pytest.mark.parametrize("before", ["a fresh session", "an answered turn"])
 async def test_a_decision_with_nothing_paused_is_refused_before_the_model(
     fake: ScriptedProvider, new_host: HostFactory, before: str
@@ -179,7 +178,7 @@ async def test_a_decision_with_nothing_paused_is_refused_before_the_model(
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.pause-served")
 async def test_a_pause_without_a_session_id_is_refused_as_not_carried(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:
@@ -202,7 +201,7 @@ async def test_a_pause_without_a_session_id_is_refused_as_not_carried(
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.pause-served")
 async def test_a_pause_in_one_session_refuses_no_other_session(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:

@@ -25,7 +25,6 @@ from ._kit import (
 
 pytestmark = pytest.mark.asyncio
 
-LAW = "hosting.session-id-sources"
 CONTINUES = "hosting.session-continues"
 COOKIE = "turnlaw_session"
 SOURCES = ("body", "header", "cookie")
@@ -59,7 +58,7 @@ async def seed(caller: HostClient, session_id: str) -> None:
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.session-id-sources")
 @pytest.mark.parametrize("carried", CARRIED, ids=["+".join(c) for c in CARRIED])
 async def test_the_body_wins_over_the_header_and_the_header_over_the_cookie(
     fake: ScriptedProvider, new_host: HostFactory, carried: tuple[str, ...]
@@ -101,7 +100,7 @@ async def test_the_body_wins_over_the_header_and_the_header_over_the_cookie(
         )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.session-id-sources")
 async def test_a_request_carrying_no_session_is_issued_a_cookie_that_continues_it(
     fake: ScriptedProvider, new_host: HostFactory
 ) -> None:
@@ -149,7 +148,7 @@ async def test_a_request_carrying_no_session_is_issued_a_cookie_that_continues_i
     )
 
 
-@pytest.mark.law(LAW)
+@pytest.mark.law("hosting.session-id-sources")
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
 async def test_a_request_with_no_session_id_is_answered_and_stored_nowhere(
     fake: ScriptedProvider, new_host: HostFactory, stream: bool
