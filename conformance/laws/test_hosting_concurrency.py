@@ -18,6 +18,7 @@ from collections.abc import Callable
 import pytest
 
 from ._kit import (
+    Fault,
     Hold,
     HostFactory,
     HostReply,
@@ -232,4 +233,54 @@ async def test_with_one_shared_agent_another_session_waits_and_is_never_refused(
     shown = request_for(fake, "I am Bob.")
     assert shown is not None and shown.user_texts() == ["I am Bob."], (
         f"the waiting session's turn was shown {shown.user_texts() if shown else None}"
+    )
+
+
+OUTLASTS_RETRIES = 16
+"""Faults scripted for a failing call: more than any SDK's default retries."""
+
+
+@pytest.mark.law("hosting.concurrent-enqueue")
+async def test_a_request_queued_behind_a_failing_turn_runs_on_the_last_completed_one(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    """The queue waits for the running turn to end, not to succeed: a turn that failed
+    at the model leaves nothing stored, and the queued one still runs, after it, on the
+    session's last completed turn."""
+    failing, queued = "Check the other order too.", "Make it three."
+    held = Hold(then=Fault(status=500), label="failing-queued")
+    fake.script([text("Booked for two.")], when=newest_is("Book me a table for two."))
+    fake.script(
+        [held] + [Fault(status=500)] * OUTLASTS_RETRIES,
+        when=newest_is(failing),
+        allow_unused=True,
+    )
+    fake.script([text("Three it is.")], when=newest_is(queued))
+    host = await new_host(on_concurrent_invoke="enqueue")
+    session_id = fresh("queued-after-failure")
+    opened = await host.caller().send("Book me a table for two.", session_id=session_id)
+    premise(CONTINUES, opened.status == 200, f"the first turn was answered {opened.status}")
+    first = asyncio.create_task(host.caller().send(failing, session_id=session_id))
+    try:
+        await held.arrived()
+        second = asyncio.create_task(host.caller().send(queued, session_id=session_id))
+        await asyncio.sleep(SETTLE)
+        assert request_for(fake, queued) is None, (
+            "a queued request reached the model while the session's turn was held"
+        )
+    finally:
+        held.release()
+    failed, answered = await asyncio.wait_for(asyncio.gather(first, second), 60)
+    premise(CONTINUES, failed.status != 200, f"a failing turn was answered {failed.status}")
+    shown = request_for(fake, queued)
+    assert shown is not None, (
+        f"the request queued behind a failing turn was answered {answered.status} "
+        f"{answered.code} and never reached the model"
+    )
+    assert shown.user_texts() == ["Book me a table for two.", queued], (
+        f"the request queued behind a failing turn was shown {shown.user_texts()}: it must "
+        "continue the last completed turn"
+    )
+    assert answered.status == 200 and answered.output == "Three it is.", (
+        f"the queued request was answered {answered.status} {answered.code}"
     )

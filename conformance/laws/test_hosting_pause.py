@@ -11,10 +11,12 @@ around with a second HTTP request.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import pytest
 
 from ._kit import (
+    Fault,
     HostClient,
     HostFactory,
     HostReply,
@@ -224,4 +226,48 @@ async def test_a_pause_in_one_session_refuses_no_other_session(
     assert resumed.output == "Refunded." and decision_shown(fake.wire.last, call_id), (
         f"the pause did not survive another session's turn: the decision was answered "
         f"{resumed.status} {resumed.code} {resumed.output!r}"
+    )
+
+
+OUTLASTS_RETRIES = 16
+"""Faults scripted for a failing call: more than any SDK's default retries."""
+
+
+@pytest.mark.law("hosting.pause-served")
+async def test_a_decision_whose_run_fails_leaves_the_question_owed(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    """A resumed run that failed at the model did not answer the question: the session
+    keeps the pause, and a later decision still resumes it."""
+    failing, retried = "yes (first try)", "yes (second try)"
+
+    def answers_with(decision: str) -> Callable[[RequestIR], bool]:
+        return lambda request: any(
+            m.role == "tool" and decision in m.text for m in request.messages
+        )
+
+    fake.script(
+        [Fault(status=500)] * OUTLASTS_RETRIES, when=answers_with(failing), allow_unused=True
+    )
+    fake.script([ASK, text("Refunded.")])
+    host = await new_host(tools=("ask_person",))
+    session_id = fresh()
+    paused = await pause(host.caller(), session_id)
+    failed = await host.caller().decide(failing, session_id=session_id)
+    premise(
+        CONTINUES,
+        failed.status != 200 and failed.status != 202,
+        f"every model call of the resumed run failed, yet it was answered {failed.status}",
+    )
+    resumed = await host.caller().decide(retried, session_id=session_id)
+    call_id = paused.awaiting.tool_call_id if paused.awaiting is not None else ""
+    shown = decision_shown(fake.wire.last, call_id)
+    assert resumed.status == 200 and shown and retried in shown[0], (
+        f"after a resumed run failed, a second decision was answered {resumed.status} "
+        f"{resumed.code} (the model was shown {shown} for the asking call): a failed run "
+        "must leave the question owed"
+    )
+    assert failed.code == "ERR_RUN_FAILED", (
+        f"a resumed run that failed at the model was answered {failed.status} {failed.code}, "
+        "not 502 ERR_RUN_FAILED"
     )
