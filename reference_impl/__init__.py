@@ -9,6 +9,8 @@ The conformance suite is exercised against it, and implementers read it. See
 docs/reference.md for the choices made where the law is silent.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._sqlite_memory import SqliteMemoryStore
 from ._turn import AgentConfig, MemoryWrite, TurnInput, TurnLoop, TurnOutcome
 from .agent import DEFAULT_AGENT_ID, Agent, AgentBuilder, Door, RunResult, RunState
@@ -38,16 +40,26 @@ from .errors import (
     ToolLoopLimitError,
 )
 from .memory import EpisodicMemory, InMemoryStore, MemoryEntry, MemoryStore
-from .providers import (
-    AnthropicMessagesProvider,
-    ModelProvider,
-    ModelReply,
-    OpenAIChatProvider,
-    OpenAIResponsesProvider,
-    make_provider,
-)
+from .providers import ModelProvider, ModelReply, make_provider
 from .self_explain import NO_COMPLETED_RUN, TRACE_TOOL_NAME
 from .tools import AskPerson, Tool, ToolContext, ask_person, tool
+
+if TYPE_CHECKING:
+    from .providers import AnthropicMessagesProvider, OpenAIChatProvider, OpenAIResponsesProvider
+
+_LAZY_PROVIDERS = ("AnthropicMessagesProvider", "OpenAIChatProvider", "OpenAIResponsesProvider")
+
+
+def __getattr__(name: str) -> Any:
+    """A provider class, imported with its SDK on first use (see `providers`)."""
+    if name not in _LAZY_PROVIDERS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from . import providers
+
+    value = getattr(providers, name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "CHECKPOINT_VERSION",

@@ -8,11 +8,9 @@ suite checks is the runtime's doing.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from conformance.adapter._hosting_types import HostSpec
 from conformance.adapter import (
     JSON,
     AgentSpec,
@@ -24,50 +22,40 @@ from conformance.adapter import (
     RefusalKind,
     RunOutcome,
 )
+from conformance.adapter._hosting_types import HostSpec
 from conformance.adapters._kit import (
     Refusal,
-    anthropic_client,
-    call_service,
-    openai_client,
     provider_failure,
     refusing,
     reporting_failures,
-)
-from conformance.catalog import (
-    ASK_PERSON,
-    CALL_SERVICE,
-    ECHO,
-    WHOAMI,
-    CatalogTool,
-    ToolName,
-    WhoamiReport,
 )
 from conformance.wire.ir import Dialect
 
 from . import (
     TRACE_TOOL_NAME,
     Agent,
-    AnthropicMessagesProvider,
-    Compaction,
     ConversationMismatchError,
-    EpisodicMemory,
     Identity,
-    InMemoryStore,
-    MemoryStore,
     InvalidCheckpointError,
+    MemoryStore,
     NoConversationError,
-    OpenAIChatProvider,
-    OpenAIResponsesProvider,
     PendingQuestionError,
     RunFailedError,
     RunInFlightError,
     RunResult,
-    Tool,
-    ToolContext,
     ToolLoopLimitError,
-    ask_person,
 )
-from .conformance_host import HostProcess, start_host_process
+from ._host_process import HostProcess, start_host_process
+from ._spec_agent import build_spec_agent, spec_provider
+from .providers import (  # noqa: F401  (warmed here: see below)
+    anthropic_messages,
+    openai_chat,
+    openai_responses,
+)
+
+# The suite imports every dialect's SDK with the adapter, as it always did, so no law's
+# first call pays an SDK import inside its deadline; the host process (conformance_host)
+# builds through `_spec_agent` and imports only its own dialect's.
 
 _REFUSALS = (
     Refusal(NoConversationError, RefusalKind.NO_CONVERSATION),
@@ -95,47 +83,6 @@ def _failure_checkpoint(error: BaseException) -> JSON | None:
 def failures() -> AbstractContextManager[None]:
     """How the reference reports a failed run: `RunFailed` with its error's checkpoint."""
     return reporting_failures(_failure_checkpoint, failed=_failed)
-
-
-def _echo(ctx: ToolContext, text: str = ECHO.default("text")) -> str:
-    return text
-
-
-def _whoami(ctx: ToolContext) -> str:
-    return WhoamiReport.told(ctx.identity, ctx.session_id).as_text()
-
-
-def _ask_person(ctx: ToolContext, question: str = ASK_PERSON.default("question")) -> str:
-    ask_person(question)
-
-
-def _call_service(base_url: str) -> Callable[..., Awaitable[str]]:
-    """`call_service` for an agent pointed at `base_url`."""
-
-    async def call(ctx: ToolContext, key: str = CALL_SERVICE.default("key")) -> str:
-        return await call_service(base_url, key)
-
-    return call
-
-
-def _runtime_tool(entry: CatalogTool, fn: Any) -> Tool:
-    """A catalog tool as the runtime's own `Tool`: the catalog's schema, sent as given."""
-    return Tool(
-        name=entry.name, fn=fn, description=entry.description, parameters=entry.parameters_schema()
-    )
-
-
-def _tools(spec: AgentSpec) -> list[Tool]:
-    """The catalog tools the spec names; `call_service` is bound to the spec's base URL."""
-    bound = {"call_service": _runtime_tool(CALL_SERVICE, _call_service(spec.base_url))}
-    return [bound[name] if name in bound else CATALOG[name] for name in spec.tools]
-
-
-CATALOG: dict[ToolName, Tool] = {
-    "echo": _runtime_tool(ECHO, _echo),
-    "whoami": _runtime_tool(WHOAMI, _whoami),
-    "ask_person": _runtime_tool(ASK_PERSON, _ask_person),
-}
 
 
 def _outcome(result: RunResult) -> RunOutcome:
@@ -241,28 +188,12 @@ class ReferenceImplementation:
 
     def provider_for(self, spec: AgentSpec) -> Any:
         """The model provider for this spec: the official SDK for its dialect."""
-        return _provider(spec)
+        return spec_provider(spec)
 
     def build_agent(self, spec: AgentSpec, memory: MemoryStore | None = None) -> tuple[Agent, Any]:
-        """The runtime's agent for `spec` and its provider; `memory` is where its memory
-        lives when the spec asks for memory (default: in memory, for this agent alone).
-        The host process builds its sessions' agents here too, so a hosted agent is
-        exactly the one the agent laws judge."""
+        """The runtime's agent for `spec` and its provider (`_spec_agent`)."""
         provider = self.provider_for(spec)
-        builder = (
-            self.agent_class.create(provider=provider, model=spec.model, id=spec.id)
-            .system(spec.system)
-            .tool(*_tools(spec))
-        )
-        if spec.memory:
-            builder.memory(EpisodicMemory(memory if memory is not None else InMemoryStore()))
-        if spec.self_explain:
-            builder.self_explain()
-        if spec.window is not None:
-            builder.window(keep_recent_turns=spec.window)
-        if spec.compaction is not None:
-            builder.compaction(Compaction(**spec.compaction.model_dump()))
-        return builder.build(), provider
+        return build_spec_agent(spec, self.agent_class, provider, memory), provider
 
     async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
         return ReferenceAgent(*self.build_agent(spec))
@@ -277,14 +208,6 @@ class ReferenceImplementation:
         from .store import damage_session
 
         damage_session(store, session_id)
-
-
-def _provider(spec: AgentSpec) -> Any:
-    if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
-        return AnthropicMessagesProvider(client=anthropic_client(spec), stream=spec.stream)
-    if spec.dialect is Dialect.OPENAI_CHAT:
-        return OpenAIChatProvider(client=openai_client(spec), stream=spec.stream)
-    return OpenAIResponsesProvider(client=openai_client(spec), stream=spec.stream)
 
 
 implementation = ReferenceImplementation()

@@ -48,7 +48,9 @@ class NoPendingAskError(AgentError):
 
     def __init__(self, session_id: str | None) -> None:
         self.session_id = session_id
-        where = f"session {session_id!r}" if session_id is not None else "a request without a session"
+        where = (
+            f"session {session_id!r}" if session_id is not None else "a request without a session"
+        )
         super().__init__(
             f"{where} has no paused question; a decision answers one. Send the message as "
             "`input` instead."

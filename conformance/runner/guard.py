@@ -139,6 +139,11 @@ class GuardedImplementation:
         await damage_guarded(self.inner, store, session_id, self.timeout, declared)
 
 
+HOST_START_FACTOR = 4
+"""A host start gets this many call deadlines: it is a process of its own, importing as
+much as an adapter does (a stdio connector gives it its start-up deadline likewise)."""
+
+
 class GuardedHost:
     """A `HostUnderTest` whose kill and stop keep the call deadline; its `base_url`
     was checked once, when it started (a host does not move)."""
@@ -171,7 +176,8 @@ async def start_guarded_host(
             f"{type(inner).__qualname__} declares {Capability.HOSTING.value} but has no "
             f"{HOST.create.name}(): a declared capability must work, or be left out"
         )
-    host = await within_deadline(HOST.create.name, start(spec), timeout, declared)
+    starting = None if timeout is None else timeout * HOST_START_FACTOR
+    host = await within_deadline(HOST.create.name, start(spec), starting, declared)
     missing = [op.name for op in HOST.instance_ops() if not callable(getattr(host, op.name, None))]
     if missing:
         raise AdapterContractError(

@@ -12,7 +12,7 @@ session's redactor learns them: they never reach a result or a snapshot.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +28,13 @@ from ..adapter import (
     HostUnderTest,
     Implementation,
 )
-from ..hosting import HostClient, HostClientFactory, SeedWireCaller
+from ..hosting import HostClient, HostClientFactory, HostReply, SeedWireCaller
 from ..pytest_plugin import session_redactor
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from .capability_words import needs_sentence
 from .fixtures import FAKE_KEY
+from .guard import within_deadline
 from .outcomes import NOT_APPLICABLE_PREFIX
 
 HOST_FIELDS = frozenset(HostSpec.model_fields) - {"agent"}
@@ -76,7 +77,8 @@ class RunningHost:
         factory: HostClientFactory | None = getattr(self._implementation, "host_client", None)
         made: HostClient
         if factory is not None:
-            made = factory(self.base_url, self.spec, token=token)
+            own = factory(self.base_url, self.spec, token=token)
+            made = GuardedHostClient(own, self._caller_options["timeout"], self._declared())
         else:
             made = SeedWireCaller(
                 self.base_url,
@@ -87,9 +89,15 @@ class RunningHost:
         self._callers.append(made)
         return made
 
+    def _declared(self) -> frozenset[str]:
+        return frozenset(str(c) for c in self._implementation.capabilities)
+
     async def damage(self, session_id: str) -> None:
         """Make `session_id`'s stored conversation unreadable (the implementation's
         `damage_session`, hosting_damage); the host must be killed or stopped first."""
+        if Capability.HOSTING_DAMAGE.value not in self._declared():
+            words = needs_sentence([Capability.HOSTING_DAMAGE.value])
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}damaging a stored session {words}")
         if self.alive:
             raise RuntimeError("damage a store only while no host runs on it: kill() first")
         hosting: HostingImplementation = self._implementation  # type: ignore[assignment]
@@ -99,6 +107,35 @@ class RunningHost:
         for made in self._callers:
             await made.aclose()
         self._callers.clear()
+
+
+class GuardedHostClient:
+    """An implementation's own `HostClient`, held to the call deadline, its
+    NotImplementedError a declared capability that does not work (FAIL), as for agents."""
+
+    def __init__(self, inner: HostClient, timeout: float, declared: frozenset[str]) -> None:
+        self._inner = inner
+        self._timeout = timeout
+        self._declared = declared
+
+    async def _call(self, name: str, call: Awaitable[HostReply]) -> HostReply:
+        return await within_deadline(f"host_client.{name}", call, self._timeout, self._declared)
+
+    async def send(self, message: str, **where: Any) -> HostReply:
+        return await self._call("send", self._inner.send(message, **where))
+
+    async def decide(self, decision: str, **where: Any) -> HostReply:
+        return await self._call("decide", self._inner.decide(decision, **where))
+
+    async def read_session(self, session_id: str) -> HostReply:
+        return await self._call("read_session", self._inner.read_session(session_id))
+
+    async def raw(self, body: bytes, *, headers: Mapping[str, str] | None = None) -> HostReply:
+        return await self._call("raw", self._inner.raw(body, headers=headers))
+
+    async def aclose(self) -> None:
+        closing = self._inner.aclose()
+        await within_deadline("host_client.aclose", closing, self._timeout, self._declared)
 
 
 HostFactory = Callable[..., Awaitable[RunningHost]]

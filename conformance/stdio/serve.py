@@ -151,8 +151,13 @@ class _Server:
         if op is HOST.create:
             spec = getattr(request, "spec")  # noqa: B009 - the start request's own field
             host: HostUnderTest = await getattr(self.implementation, op.name)(spec)
+            try:
+                started = HostStarted(base_url=host.base_url)
+            except ValueError:
+                await host.kill()  # it must not serve on, unreachable by the suite
+                raise
             self.hosts[request.host] = host
-            return HostStarted(base_url=host.base_url)
+            return started
         found = self.hosts.pop(request.host, None)
         if found is None:
             raise LookupError(f"no running host {request.host!r}: start it with host.start")

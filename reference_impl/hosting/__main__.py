@@ -14,8 +14,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-LISTENING = "turnlaw-host listening on "
-"""The first stdout line's prefix; the URL follows it."""
+from .._host_process import LISTENING
 
 
 def _parser() -> argparse.ArgumentParser:

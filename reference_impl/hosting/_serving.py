@@ -16,11 +16,11 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import uvicorn
 
 from ..agent import Agent
+from ..store import SessionStore
 from ._app import build_app
 from ._lanes import AgentFactory, ConcurrentInvoke
 from ._standing import IdentityVerifier, StandingAgent
@@ -81,7 +81,7 @@ async def standing_agent(
     *,
     agent: Agent | None = None,
     agent_factory: AgentFactory | None = None,
-    sessions: Any,
+    sessions: SessionStore,
     host: UvicornHost | None = None,
     on_concurrent_invoke: ConcurrentInvoke = "reject",
     max_active_sessions: int = 100,
@@ -107,6 +107,8 @@ async def standing_agent(
         log_level="warning",
         access_log=False,
         lifespan="off",
+        ws="none",
+        http="h11",
         timeout_graceful_shutdown=None,
     )
     server = _Server(config)
@@ -124,6 +126,4 @@ async def standing_agent(
         server.should_exit = True
         with contextlib.suppress(Exception):
             await task
-        close = getattr(sessions, "close", None)
-        if close is not None:
-            close()
+        sessions.close()

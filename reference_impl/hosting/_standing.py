@@ -14,7 +14,6 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Any
 
 from .. import continuation
 from ..agent import Agent, RunResult
@@ -26,6 +25,7 @@ from ..errors import (
     PendingQuestionError,
     RunInFlightError,
 )
+from ..store import SessionOwnershipError, SessionStore, UnreadableSessionError
 from ._errors import (
     AwaitingDecisionError,
     ConcurrentRunError,
@@ -80,7 +80,7 @@ class StandingAgent:
         *,
         agent: Agent | None = None,
         agent_factory: AgentFactory | None = None,
-        sessions: Any,
+        sessions: SessionStore,
         on_concurrent_invoke: ConcurrentInvoke = "reject",
         max_active_sessions: int = 100,
         identity: IdentityVerifier | None = None,
@@ -117,6 +117,7 @@ class StandingAgent:
             async with self.agent_for(session_id) as agent:
                 stored = await self.hydrate(session_id)
                 result = await self.play(agent, stored, request)
+                self.release_pause(agent, result)
             if result.pending is not None and session_id is None:
                 raise PauseNotCarriedError(result.pending.question)
             after = await self.persist_turn(self.persisting(session_id, result, principal))
@@ -166,7 +167,9 @@ class StandingAgent:
             return None
         return str(uuid.uuid4())
 
-    def session_lane(self, session_id: str | None, turn_id: str) -> AbstractAsyncContextManager[None]:
+    def session_lane(
+        self, session_id: str | None, turn_id: str
+    ) -> AbstractAsyncContextManager[None]:
         """The session's lane for this turn: refused or queued behind a running turn, by
         policy (`on_concurrent_invoke`)."""
         return self.lanes.hold(session_id, turn_id)
@@ -187,19 +190,26 @@ class StandingAgent:
     async def hydrate(self, session_id: str | None) -> StoredConversation | None:
         """The stored conversation (None: absent). Unreadable is a refusal (500), never a
         fresh start."""
-        from ..store import UnreadableSessionError
-
         try:
             return await asyncio.to_thread(continuation.hydrate, self.sessions, session_id)
         except UnreadableSessionError as error:
             raise SessionUnreadableError(str(error)) from error
+
+    def continued_conversation(
+        self, stored: StoredConversation | None, request: TurnRequest
+    ) -> StoredConversation | None:
+        """What the turn continues: the stored conversation exactly as stored. The host
+        never edits history, so a message while a decision is owed meets the agent's own
+        refusal (PendingQuestionError), the pause kept."""
+        return stored
 
     async def play(
         self, agent: Agent, stored: StoredConversation | None, request: TurnRequest
     ) -> RunResult:
         """The turn, through the agent's own door; its refusals in the wire's codes."""
         try:
-            return await continuation.take_turn(agent, stored, request)
+            continued = self.continued_conversation(stored, request)
+            return await continuation.take_turn(agent, continued, request)
         except HostRefusal:
             raise
         except NoPendingAskError as error:
@@ -209,18 +219,27 @@ class StandingAgent:
         except PendingQuestionError as error:
             raise AwaitingDecisionError(str(error)) from error
         except InvalidCheckpointError as error:
-            raise SessionUnreadableError(f"the stored conversation cannot be read: {error}") from error
+            raise SessionUnreadableError(
+                f"the stored conversation cannot be read: {error}"
+            ) from error
         except RunInFlightError as error:
             raise ConcurrentRunError(request.session_id or "", "the agent's run") from error
         except Exception as error:  # the provider kept failing: the store keeps the last turn
             raise RunFailedHostError(f"the run failed: {error}") from error
 
+    def release_pause(self, agent: Agent, result: RunResult) -> None:
+        """What a shared agent keeps of a paused turn: nothing. It serves every session,
+        and an agent refuses new messages while its own last run is paused, so one
+        session's question would refuse every other session. The question owed is the
+        stored one (it travels in the checkpoint and refuses a message to that session
+        alone); an agent of the session's own keeps its pause."""
+        if result.pending is not None and isinstance(self.agents, SharedAgentLane):
+            agent.abandon_pause()
+
     def persisting(self, session_id: str | None, result: RunResult, owner: str | None) -> Persist:
         """Storing this turn's checkpoint (a request without a session is not stored)."""
 
         async def persist() -> None:
-            from ..store import SessionOwnershipError
-
             try:
                 await asyncio.to_thread(
                     continuation.persist, self.sessions, session_id, result.checkpoint, owner
@@ -239,4 +258,3 @@ class StandingAgent:
 
     def begin_shutdown(self) -> None:
         self.shutting_down = True
-

@@ -57,19 +57,32 @@ class SessionStore(Protocol):
         ...
 
 
-def check_storable(where: str, session_id: object, checkpoint: object) -> None:
-    """Refuse, before anything is written, what could not be given back unchanged."""
+def check_session_id(where: str, session_id: object) -> str:
+    """The id, if a store can hold it: text that is valid Unicode (a JSON body can carry
+    a lone surrogate, which no file can store). Checked on every call, not only on save,
+    so a host refuses such an id before it runs a turn it could not persist."""
     if not isinstance(session_id, str):
         raise UnstorableSessionError(where, "session id", f"not text ({type(session_id).__name__})")
+    try:
+        session_id.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UnstorableSessionError(
+            where, "session id", f"not valid Unicode ({error.reason})"
+        ) from error
+    return session_id
+
+
+def check_storable(where: str, session_id: object, checkpoint: object) -> None:
+    """Refuse, before anything is written, what could not be given back unchanged."""
+    check_session_id(where, session_id)
     if not isinstance(checkpoint, str):
         raise UnstorableSessionError(where, "checkpoint", f"not text ({type(checkpoint).__name__})")
-    for field, text in (("session id", session_id), ("checkpoint", checkpoint)):
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise UnstorableSessionError(
-                where, field, f"not valid Unicode ({error.reason})"
-            ) from error
+    try:
+        checkpoint.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise UnstorableSessionError(
+            where, "checkpoint", f"not valid Unicode ({error.reason})"
+        ) from error
     try:
         parsed = json.loads(checkpoint)
     except ValueError as error:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
-from ._contract import StoredSession, check_storable, read_checkpoint
+from ._contract import StoredSession, check_session_id, check_storable, read_checkpoint
 from ._errors import SessionOwnershipError, SessionStoreError
 
 WHERE = "memory"
@@ -34,6 +34,7 @@ class MemorySessions:
         self._closed = False
 
     def load(self, session_id: str) -> StoredSession | None:
+        check_session_id(WHERE, session_id)
         with self._lock:
             self._check_open()
             row = self._rows.get(session_id)
@@ -60,12 +61,14 @@ class MemorySessions:
             row.revision += 1
 
     def owner(self, session_id: str) -> str | None:
+        check_session_id(WHERE, session_id)
         with self._lock:
             self._check_open()
             row = self._rows.get(session_id)
             return row.owner if row is not None else None
 
     def forget(self, session_id: str) -> bool:
+        check_session_id(WHERE, session_id)
         with self._lock:
             self._check_open()
             return self._rows.pop(session_id, None) is not None
@@ -77,6 +80,7 @@ class MemorySessions:
     def damage(self, session_id: str) -> bool:
         """Make one stored session unreadable, as a bad disk or a bad migration would;
         True when there was one. For testing that unreadable is not absent."""
+        check_session_id(WHERE, session_id)
         with self._lock:
             self._check_open()
             row = self._rows.get(session_id)

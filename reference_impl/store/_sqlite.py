@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from typing import Final
 
-from ._contract import StoredSession, check_storable, read_checkpoint
+from ._contract import StoredSession, check_session_id, check_storable, read_checkpoint
 from ._errors import (
     SessionFileError,
     SessionOwnershipError,
@@ -47,6 +47,7 @@ class SqliteSessions:
         return self._path
 
     def load(self, session_id: str) -> StoredSession | None:
+        check_session_id(self._path, session_id)
         with self._lock:
             connection = self._open()
             try:
@@ -82,6 +83,7 @@ class SqliteSessions:
                 raise database_error(self._path, error) from error
 
     def owner(self, session_id: str) -> str | None:
+        check_session_id(self._path, session_id)
         with self._lock:
             connection = self._open()
             try:
@@ -91,6 +93,7 @@ class SqliteSessions:
         return None if row is None else self._owner_of(session_id, row)
 
     def forget(self, session_id: str) -> bool:
+        check_session_id(self._path, session_id)
         with self._lock:
             connection = self._open()
             try:
@@ -110,6 +113,7 @@ class SqliteSessions:
 
     def damage(self, session_id: str) -> bool:
         """Make one stored session unreadable (see `damage_session`)."""
+        check_session_id(self._path, session_id)
         with self._lock:
             return _damage(self._path, self._open(), session_id)
 
@@ -206,6 +210,7 @@ def damage_session(path: str | os.PathLike[str], session_id: str) -> bool:
     real store goes bad, so a host's "unreadable is not absent" can be tested; True when
     the session was there. Call it while no host is writing that session."""
     where = os.fspath(path)
+    check_session_id(where, session_id)
     if not os.path.lexists(where):
         raise SessionFileError(where, "unreadable", "no store file at this path")
     with closing(open_store_file(where)) as connection:

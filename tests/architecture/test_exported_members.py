@@ -19,6 +19,7 @@ PUBLIC_PACKAGES = [
     "conformance.adapter",
     "conformance.catalog",
     "conformance.errors",
+    "conformance.hosting",
     "conformance.laws._kit",
     "conformance.redaction",
     "conformance.stdio",

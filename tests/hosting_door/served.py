@@ -98,19 +98,34 @@ APP = Starlette(
 )
 
 
+class RunningApp:
+    """`app` served by uvicorn on a free loopback port, in this event loop."""
+
+    def __init__(self, app: Any = APP) -> None:
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> str:
+        self._task = asyncio.create_task(self._server.serve(sockets=[self._sock]))
+        while not self._server.started:
+            await asyncio.sleep(0.01)
+        return self.url
+
+    async def end(self) -> None:
+        self._server.should_exit = True
+        if self._task is not None:
+            await self._task
+        self._sock.close()
+
+
 @asynccontextmanager
 async def served(app: Any = APP) -> AsyncIterator[str]:
     """`app` on http://127.0.0.1:PORT (a free port), for the duration."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        await asyncio.sleep(0.01)
+    running = RunningApp(app)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield await running.start()
     finally:
-        server.should_exit = True
-        await task
-        sock.close()
+        await running.end()

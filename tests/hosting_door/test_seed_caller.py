@@ -132,3 +132,15 @@ def test_the_wire_schema_is_exported() -> None:
     schema = hosting_wire_schema()
     assert set(schema["messages"]) >= {"invoke_request", "reply_202", "event_complete"}
     json.dumps(schema)
+
+
+def test_the_wire_schema_file_is_fresh() -> None:
+    from pathlib import Path
+
+    from conformance.hosting import hosting_wire_schema
+
+    path = Path(__file__).resolve().parents[2] / "schemas" / "hosting-wire-v1.json"
+    assert json.loads(path.read_text()) == hosting_wire_schema(), (
+        "schemas/hosting-wire-v1.json is stale: "
+        "python -m conformance schema hosting > schemas/hosting-wire-v1.json"
+    )

@@ -14,6 +14,7 @@ from reference_impl.conformance_adapter import ReferenceImplementation
 from . import conversation_rogues as conv
 from . import coverage_rogues as cover
 from . import failure_rogues as failure
+from . import hosting_store_rogues as hosted
 from . import hosting_wire_rogues as served
 from . import identity_rogues as ident
 from . import memory_rogues as memory
@@ -304,6 +305,47 @@ ROGUES: tuple[Rogue, ...] = (
         "checkpoint-drops-text-beside-calls",
         ("conversation.verbatim",),
         verbatim.CheckpointDropsTextBesideCalls,
+    ),
+    # served conversations: what a host stores, restores and runs under (issue 14)
+    Rogue(
+        "replies-before-persisting",
+        ("hosting.persists-before-reply",),
+        host=hosted.RepliesBeforePersisting,
+    ),
+    Rogue(
+        "persists-half-a-turn",
+        ("hosting.persists-before-reply",),
+        host=hosted.PersistsHalfATurn,
+    ),
+    Rogue(
+        "unreadable-starts-fresh",
+        ("hosting.unreadable-is-not-absent",),
+        host=hosted.UnreadableStartsFresh,
+    ),
+    Rogue(
+        "one-conversation-for-all-sessions",
+        ("hosting.session-continues",),
+        host=hosted.OneConversationForAllSessions,
+    ),
+    Rogue(
+        "host-rebuilds-history",
+        ("hosting.through-continue-from",),
+        host=hosted.HostRebuildsHistory,
+    ),
+    Rogue(
+        "host-drops-the-answer",
+        ("hosting.session-continues", "hosting.through-continue-from"),
+        host=hosted.HostDropsTheAnswer,
+    ),
+    Rogue(
+        "host-names-the-session",
+        ("hosting.session-identity",),
+        host=hosted.HostNamesTheSession,
+    ),
+    Rogue(
+        "host-runs-without-the-session",
+        ("hosting.session-identity",),
+        host=hosted.HostRunsWithoutTheSession,
     ),
     # the served wire: session id sources, pauses, lanes, ownership (issue 14, laws-b)
     Rogue("header-before-body", ("hosting.session-id-sources",), host=served.HeaderBeforeBody),

@@ -13,7 +13,15 @@ from typing import Any
 
 import pytest
 
-from conformance.adapter import AGENT, AgentUnderTest, Implementation, Op, RefusalKind
+from conformance.adapter import (
+    AGENT,
+    DAMAGE_SESSION,
+    HOST,
+    AgentUnderTest,
+    Implementation,
+    Op,
+    RefusalKind,
+)
 from conformance.adapter.surface import _bare
 from conformance.runner.guard import GuardedAgent
 from conformance.stdio import StdioAgent
@@ -77,7 +85,8 @@ def test_the_derived_agents_offer_every_method(client: type) -> None:
 
 def test_the_stdio_protocol_has_a_request_and_a_result_for_every_op() -> None:
     ops = [op.op for op in AGENT.ops()]
-    assert list(p.RESULTS) == ["start", *ops, "stop"]
+    hosting = [*(op.op for op in HOST.ops()), DAMAGE_SESSION.op]
+    assert list(p.RESULTS) == ["start", *ops, *hosting, "stop"]
     assert list(p.AGENT_REQUESTS) == ops
     for op in AGENT.ops():
         model = p.AGENT_REQUESTS[op.op]
@@ -116,7 +125,8 @@ def test_the_protocol_doc_lists_every_op_with_its_fields_in_order() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "adapter-protocol.md").read_text()
     rows = re.findall(r"^\| `([a-z_.]+)` \| (.*?) \|", doc, flags=re.MULTILINE)
     listed = {op: re.findall(r"`([a-z_]+)`", fields) for op, fields in rows}
-    wanted = ["start", *(op.op for op in AGENT.ops()), "stop"]
+    hosting = [*(op.op for op in HOST.ops()), DAMAGE_SESSION.op]
+    wanted = ["start", *(op.op for op in AGENT.ops()), *hosting, "stop"]
     assert [op for op in listed if op in wanted] == wanted
     for op in AGENT.ops():
         fields = [AGENT.handle, *op.fields] if op is not AGENT.create else ["agent", "spec"]

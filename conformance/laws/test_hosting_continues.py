@@ -1,0 +1,230 @@
+"""One conversation per session, stored, continued through the continueFrom door.
+
+The seed's table gives the host its own row: `standingAgent({ agent, sessions, host })`
+continues "one conversation per session, stored". On the wire that is: a session's turn
+two shows turn one's message and answer verbatim, turn three keeps both, and another
+session shows only its own message — whether the reply came as JSON or as a stream. A
+turn whose run failed is not part of the conversation: the session continues from its
+last completed turn. Random interleavings over several sessions are the stateful
+property in test_hosting_stateful.py.
+
+"It hydrates the session, continues it through this page's continueFrom door": a hosted
+turn sends exactly what `run(message, continue_from=<stored>, session_id=<session>)` on a
+fresh agent sends, so the host never edits or rebuilds the history it hands on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from ._kit import (
+    BOOK,
+    NOT_APPLICABLE_PREFIX,
+    SYSTEM,
+    THREE,
+    AgentFactory,
+    Capability,
+    Exchange,
+    Fault,
+    HostFactory,
+    HostReply,
+    Implementation,
+    MintedValues,
+    RequestIR,
+    ScriptedProvider,
+    Text,
+    ToolCalls,
+    declares,
+    premise,
+    roundtrip,
+    text,
+    tool_call,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+CONTINUES = "hosting.session-continues"
+LAW = "hosting.through-continue-from"
+BOOKED = "Booked: a table for two on Friday."
+UPDATED = "Done: a table for three."
+OTHER = "What time do you open?"
+OPENS = "We open at noon."
+LATER = "And add a high chair."
+ADDED = "High chair added."
+FAILING = "Check the other order too."
+OUTLASTS_RETRIES = 16
+"""Faults scripted for the failing turn: more than any SDK's default retries."""
+
+REPLIES = {False: "JSON", True: "streamed"}
+
+
+def answered(reply: HostReply, answer: str, what: str) -> None:
+    """A turn the law needs answered was answered 200 with the scripted text."""
+    assert reply.status == 200, (
+        f"{what} was answered {reply.status} {reply.code or ''} {reply.error or ''}, not 200"
+    )
+    assert reply.output == answer, f"{what} answered {reply.output!r}, not {answer!r}"
+
+
+def seen(request: RequestIR) -> list[tuple[str, str]]:
+    return request.turns()
+
+
+@pytest.mark.law("hosting.session-continues")
+@pytest.mark.parametrize("stream", [False, True], ids=REPLIES.values())
+async def test_a_session_shows_its_own_turns_verbatim_and_another_shows_none(
+    fake: ScriptedProvider, new_host: HostFactory, stream: bool
+) -> None:
+    fake.script([text(BOOKED), text(UPDATED), text(OPENS), text(ADDED)])
+    host = await new_host(system=SYSTEM)
+    caller = host.caller()
+    # Session ids are caller data: these are the caller's own, not minted by the host.
+    session, other = "session-continues-1", "session-continues-2"
+
+    answered(await caller.send(BOOK, session_id=session, stream=stream), BOOKED, "turn 1")
+    answered(await caller.send(THREE, session_id=session, stream=stream), UPDATED, "turn 2")
+    second = fake.wire.last
+    expected = [("user", BOOK), ("assistant", BOOKED), ("user", THREE)]
+    assert seen(second) == expected, (
+        f"turn 2 of session {session!r} ({REPLIES[stream]} replies) showed the model "
+        f"{seen(second)}, not turn 1's message and answer verbatim followed by its own: "
+        f"{expected}"
+    )
+
+    answered(await caller.send(OTHER, session_id=other, stream=stream), OPENS, "another session")
+    assert seen(fake.wire.last) == [("user", OTHER)], (
+        f"the first turn of a fresh session {other!r} showed the model "
+        f"{seen(fake.wire.last)}, not only its own message: sessions are separate conversations"
+    )
+
+    answered(await caller.send(LATER, session_id=session, stream=stream), ADDED, "turn 3")
+    expected = [*expected, ("assistant", UPDATED), ("user", LATER)]
+    assert seen(fake.wire.last) == expected, (
+        f"turn 3 of session {session!r} showed the model {seen(fake.wire.last)}, not both "
+        f"earlier turns verbatim followed by its own: {expected}"
+    )
+    assert len(fake.wire.requests) == 4, (
+        f"four turns without tools made {len(fake.wire.requests)} model requests, not four"
+    )
+
+
+@pytest.mark.law("hosting.session-continues")
+@pytest.mark.parametrize("stream", [False, True], ids=REPLIES.values())
+async def test_a_failed_turn_is_not_stored_and_the_session_continues_from_the_last_completed(
+    fake: ScriptedProvider, new_host: HostFactory, stream: bool
+) -> None:
+    def fails(request: RequestIR) -> bool:
+        texts = request.user_texts()
+        return FAILING in texts and THREE not in texts
+
+    fake.script([Fault(status=500)] * OUTLASTS_RETRIES, when=fails, allow_unused=True)
+    fake.script([text(BOOKED), text(UPDATED)])
+    host = await new_host(system=SYSTEM)
+    caller = host.caller()
+    session = "session-continues-failing"
+
+    answered(await caller.send(BOOK, session_id=session, stream=stream), BOOKED, "turn 1")
+    failed = await caller.send(FAILING, session_id=session, stream=stream)
+    tried = [r for r in fake.wire.requests if FAILING in r.user_texts()]
+    assert tried, "the failing turn never reached the model, so it cannot have failed there"
+    answered(await caller.send(THREE, session_id=session, stream=stream), UPDATED, "the next turn")
+    expected = [("user", BOOK), ("assistant", BOOKED), ("user", THREE)]
+    assert seen(fake.wire.last) == expected, (
+        f"after a turn whose run failed at the provider, the next turn of {session!r} showed "
+        f"the model {seen(fake.wire.last)}, not the last completed turn and its own message: "
+        f"{expected} (a failed run is not a completed turn, and is not stored as one)"
+    )
+    # A stream has already answered 200 when the run fails: its terminal event says so.
+    assert failed.output is None and failed.code is not None, (
+        f"a turn whose run failed at the provider every time was answered {failed.status} "
+        f"with {failed.output!r} and no error code, as if it had completed"
+    )
+
+
+def numbered_calls(exchanges: Sequence[Exchange]) -> list[Any]:
+    """The raw request bodies with each tool-call id numbered by first appearance: the
+    fake mints call ids from its sequence number, so two equal conversations differ there.
+    Everything else a runtime mints is learned from the control pair (`MintedValues`)."""
+    names: dict[str, str] = {}
+    for exchange in exchanges:
+        assert exchange.ir is not None, f"request #{exchange.seq} was not a model request"
+        for message in exchange.ir.messages:
+            for call in message.tool_calls:
+                names.setdefault(call.id, f"<call-{len(names) + 1}>")
+
+    def value(item: Any) -> Any:
+        if isinstance(item, str):
+            return names.get(item, item)
+        if isinstance(item, dict):
+            return {key: value(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [value(inner) for inner in item]
+        return item
+
+    return [value(exchange.body) for exchange in exchanges]
+
+
+@pytest.mark.law("hosting.through-continue-from")
+async def test_a_hosted_turn_sends_what_continue_from_the_stored_session_sends(
+    fake: ScriptedProvider,
+    new_host: HostFactory,
+    new_agent: AgentFactory,
+    implementation: Implementation,
+) -> None:
+    # The hosted turn 2 is compared with run(THREE, continue_from=<the stored session>,
+    # session_id=<the session>) on fresh agents of the same spec, played before and after
+    # it: the two direct plays are the control pair, whose differences are what the
+    # runtime mints per agent or run (masked). Each turn calls whoami, so a host that
+    # rebuilds the history (drops tool turns, the answer, the identity) or runs the turn
+    # under another session shows in the bodies.
+    for needed in (Capability.CONTINUE_FROM, Capability.SESSION_ID):
+        if not declares(implementation, needed):
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}the comparison runs run(continue_from=...)")
+    turn: list[Text | ToolCalls] = [tool_call("whoami"), text(BOOKED)]
+    again: list[Text | ToolCalls] = [tool_call("whoami"), text(UPDATED)]
+    fake.script([*turn, *again, *again, *again])
+    host = await new_host(system=SYSTEM, tools=("whoami",))
+    caller = host.caller()
+    session = "through-continue-from"
+    answered(await caller.send(BOOK, session_id=session), BOOKED, "turn 1")
+    read = await caller.read_session(session)
+    premise(
+        CONTINUES,
+        read.status == 200 and read.checkpoint is not None,
+        f"the stored session could not be read back to compare with: {read.status} {read.code}",
+    )
+    stored = roundtrip(read.checkpoint)
+
+    async def directly() -> str | None:
+        agent = await new_agent(system=SYSTEM, tools=("whoami",))
+        outcome = await agent.run(THREE, continue_from=stored, session_id=session)
+        return outcome.answer
+
+    control = await directly()
+    hosted = await caller.send(THREE, session_id=session)
+    repeat = await directly()
+
+    exchanges = fake.wire.exchanges
+    assert len(exchanges) == 8, f"expected 2 model requests per turn, got {len(exchanges)}"
+    first, door, last = exchanges[2:4], exchanges[4:6], exchanges[6:8]
+    users = door[0].ir.user_texts() if door[0].ir is not None else []
+    premise(
+        CONTINUES,
+        bool(users) and users[0] == BOOK and users[-1] == THREE,
+        f"the hosted turn 2 did not continue the session at all (it showed {users})",
+    )
+    minted = MintedValues.learn(numbered_calls(first), numbered_calls(last))
+    differs = minted.difference(numbered_calls(door), numbered_calls(first))
+    assert differs is None, (
+        "the hosted turn sent other requests than run(message, continue_from=<the stored "
+        f"session>, session_id=<the session>) (values the runtime mints aside, "
+        f"{minted.describe()}): the host does not continue through the continueFrom door "
+        f"(first difference at {differs})"
+    )
+    assert hosted.output == control == repeat == UPDATED, (
+        f"the hosted turn answered {hosted.output!r}, the direct ones {control!r}, {repeat!r}"
+    )

@@ -1,0 +1,114 @@
+"""Persists what the run left behind before answering: a crash loses no answered turn.
+
+The seed's host "persists what the run left behind before answering". A reply is the
+host's word that the turn happened, so a host killed right after it (SIGKILL, nothing
+flushed) and started again on the same store must continue with that turn — for a JSON
+reply and for a stream's terminal event alike. And the other side of the same sentence:
+what is persisted is what the run *left behind*, a completed turn, so a host killed while
+a turn is still at the model loses no earlier turn and stores no half of that one. That
+is a race, so the held kill is repeated and counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+
+from ._kit import (
+    BOOK,
+    SYSTEM,
+    THREE,
+    Hold,
+    HostFactory,
+    HostReply,
+    LawViolation,
+    ScriptedProvider,
+    premise,
+    text,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+LAW = "hosting.persists-before-reply"
+CONTINUES = "hosting.session-continues"
+BOOKED = "Booked: a table for two on Friday."
+UPDATED = "Done: a table for three."
+KILLS = 3
+"""Held kills in one test: each is a fresh chance for a host that writes half a turn."""
+
+REPLIES = {False: "JSON", True: "streamed"}
+
+
+def answered(reply: HostReply, answer: str, what: str) -> None:
+    premise(
+        CONTINUES,
+        reply.status == 200 and reply.output == answer,
+        f"{what} was answered {reply.status} {reply.code or ''} {reply.output!r}, not 200 "
+        f"{answer!r}",
+    )
+
+
+@pytest.mark.law("hosting.persists-before-reply")
+@pytest.mark.parametrize("stream", [False, True], ids=REPLIES.values())
+async def test_a_host_killed_right_after_its_reply_continues_the_answered_turn(
+    fake: ScriptedProvider, new_host: HostFactory, stream: bool
+) -> None:
+    fake.script([text(BOOKED), text(UPDATED)])
+    host = await new_host(system=SYSTEM)
+    session = "persists-before-reply"
+    answered(await host.caller().send(BOOK, session_id=session, stream=stream), BOOKED, "turn 1")
+    await host.kill()  # at once: a host that persists after replying has not yet
+    again = await new_host(system=SYSTEM, store=host.store)
+    reply = await again.caller().send(THREE, session_id=session)
+    expected = [("user", BOOK), ("assistant", BOOKED), ("user", THREE)]
+    assert fake.wire.last.turns() == expected, (
+        f"after a {REPLIES[stream]} reply to turn 1, a kill and a restart on the same store, "
+        f"turn 2 showed the model {fake.wire.last.turns()}, not the answered turn: {expected}; "
+        "the host replied before it had persisted what the run left behind"
+    )
+    answered(reply, UPDATED, "turn 2 after the restart")
+
+
+@pytest.mark.law("hosting.persists-before-reply")
+@pytest.mark.timeout(120)
+async def test_a_kill_while_a_turn_is_at_the_model_loses_no_turn_and_stores_no_half(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    session = "killed-while-held"
+    rounds = [(f"{BOOK} (round {n})", f"Round {n} booked.") for n in range(KILLS + 1)]
+    holds = [Hold(then=text("too late"), label=f"held-{n}") for n in range(KILLS)]
+    # One script in the order the requests come: a turn answered, then one held and killed.
+    steps = [step for n in range(KILLS) for step in (text(rounds[n][1]), holds[n])]
+    fake.script([*steps, text(rounds[KILLS][1])])
+    host = await new_host(system=SYSTEM)
+    completed: list[tuple[str, str]] = []  # the conversation the law says is stored
+    lost: list[str] = []  # completed turns a later request did not show
+    halves: list[str] = []  # held turns a later request showed
+    for n, (message, answer) in enumerate(rounds):
+        reply = await host.caller().send(message, session_id=session)
+        shown = fake.wire.last.turns()
+        users = [said for role, said in shown if role == "user"]
+        lost += [said for role, said in completed if role == "user" and said not in users]
+        halves += [said for said in users if said.startswith(THREE) and said not in halves]
+        answered(reply, answer, f"round {n}'s turn")
+        completed = [*shown, ("assistant", answer)]
+        if n == KILLS:
+            break
+        sending = asyncio.create_task(host.caller().send(f"{THREE} (held {n})", session_id=session))
+        await holds[n].arrived()
+        await host.kill()
+        holds[n].release()
+        with contextlib.suppress(Exception):  # the caller saw its connection drop
+            await sending
+        host = await new_host(system=SYSTEM, store=host.store)
+    if lost or halves:
+        raise LawViolation(
+            LAW,
+            f"over {KILLS} kills while a turn was held at the model, then a restart on the "
+            f"same store: {len(lost)} completed turns were lost ({lost}) and {len(halves)} "
+            f"unfinished turns were stored ({halves}); the last request showed "
+            f"{fake.wire.last.turns()}",
+        )

@@ -1,0 +1,153 @@
+"""Sessions as a state machine: any interleaving of turns over several sessions on one
+host shows each request exactly its own session's conversation.
+
+`Sessions` is a Hypothesis `RuleBasedStateMachine`. It keeps the law as a model: per
+session, the turns completed so far. Every `turn` rule sends one message to one of two to
+four sessions (as JSON or as a stream) and compares the one request the fake recorded
+with the model: that session's turns in order, each with its answer, then the new
+message. A host that lets one session's turns bleed into another, loses one, or reorders
+them shows it within a few steps, whichever session the bug needs first; Hypothesis
+shrinks a failure to the steps that show it.
+
+One host serves every example: a session id is caller data, so fresh ids on the same
+host are fresh conversations (each machine names its sessions after itself), and a host
+process per example would make the property cost seconds per example. Rules are
+synchronous and the caller is async, bound to the test's event loop: the machine runs in
+a worker thread and hands each coroutine to that loop (as test_stateful.py does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import note, settings
+from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from ._kit import (
+    HostFactory,
+    LawViolation,
+    RunningHost,
+    ScriptedProvider,
+    reproducing,
+    text,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+LAW = "hosting.session-continues"
+MESSAGES = st.sampled_from(("Book a table.", "Make it three.", "And the other order?"))
+"""Few and repeated on purpose: a host that tells turns apart by their text is caught too.
+Every answer is distinct, so a turn that bled into another session names where it came
+from."""
+STEP_TIMEOUT = 30.0
+"""Seconds one request may take before the step fails (a hung host)."""
+
+Turns = tuple[tuple[str, str], ...]
+T = TypeVar("T")
+_MACHINES = itertools.count(1)
+
+
+def sessions(
+    fake: ScriptedProvider, host: RunningHost, loop: asyncio.AbstractEventLoop
+) -> type[RuleBasedStateMachine]:
+    """The machine, closed over this test's fake, its one host, and its loop."""
+
+    def wait(coro: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            return future.result(timeout=STEP_TIMEOUT)
+        finally:
+            future.cancel()
+
+    class Sessions(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.name = f"machine-{next(_MACHINES)}"
+            self.caller = host.caller()
+            self.held: list[Turns] = []  # per session: the completed turns, the law's model
+            self.answers = 0
+            self.step = 0
+
+        @initialize(count=st.integers(min_value=2, max_value=4))
+        def open_sessions(self, count: int) -> None:
+            self.held = [() for _ in range(count)]
+            self.say(f"{count} fresh sessions on the one host")
+
+        def say(self, line: str) -> str:
+            self.step += 1
+            where = f"step {self.step}"
+            if currently_in_test_context():
+                note(f"{where}: {line}")
+            return where
+
+        def session_id(self, index: int) -> str:
+            return f"{self.name}-session-{index}"
+
+        @precondition(lambda self: bool(self.held))
+        @rule(data=st.data(), msg=MESSAGES, stream=st.booleans())
+        def turn(self, data: st.DataObject, msg: str, stream: bool) -> None:
+            index = data.draw(st.integers(min_value=0, max_value=len(self.held) - 1), "session")
+            self.answers += 1
+            answer = f"{self.name} answer {self.answers}."
+            shown = (*self.held[index], ("user", msg))
+            reply_kind = "streamed" if stream else "JSON"
+            where = self.say(
+                f"{msg!r} to session {index} ({reply_kind}): one request showing {list(shown)}"
+            )
+            # One scripted answer per turn, in its own script that steps aside once used.
+            script = fake.script(
+                [text(answer)], when=lambda _request: not script.exhausted, allow_unused=True
+            )
+            before = len(fake.wire.requests)
+            reply = wait(self.caller.send(msg, session_id=self.session_id(index), stream=stream))
+            requests = fake.wire.requests
+            if len(requests) != before + 1:
+                raise LawViolation(
+                    LAW,
+                    f"{where}: a turn without tools made {len(requests) - before} model "
+                    f"requests, not one (the reply was {reply.status} {reply.code or ''})",
+                )
+            if requests[-1].turns() != list(shown):
+                raise LawViolation(
+                    LAW,
+                    f"{where}: session {index} was shown {requests[-1].turns()}, not exactly "
+                    f"its own conversation {list(shown)} (another session's turns, a lost "
+                    "turn, or turns out of order)",
+                )
+            if reply.status != 200 or reply.output != answer:
+                raise LawViolation(
+                    LAW, f"{where}: answered {reply.status} {reply.output!r}, not 200 {answer!r}"
+                )
+            self.held[index] = (*shown, ("assistant", answer))
+
+    return Sessions
+
+
+# A passing run takes seconds; shrinking a failure replays many examples on the one host.
+@pytest.mark.law("hosting.session-continues")
+@pytest.mark.timeout(180)
+async def test_any_interleaving_of_sessions_shows_each_request_only_its_own_conversation(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    host = await new_host()
+    # On `python -m conformance replay`, the stored shrunk example is played instead.
+    machine = reproducing(sessions(fake, host, asyncio.get_running_loop()))
+    # The profile decides how many interleavings; each is short, since a bleed or a lost
+    # turn shows within a few turns over two sessions and shrinking needs few steps.
+    profile = settings.default
+    examples = profile.max_examples if profile is not None else 8
+    chosen = settings(stateful_step_count=6, max_examples=examples, report_multiple_bugs=False)
+    await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)

@@ -1,0 +1,105 @@
+"""It hydrates the session: a stored conversation that cannot be read is not an absent one.
+
+Hydrating is reading what the store holds. A row that exists but cannot be read is a
+conversation the host cannot continue, and starting it afresh would answer the caller as
+if its session had never happened — and then overwrite the only copy with the fresh
+start. So an unreadable session is refused with an error status before the model is
+called, stays refused (its row is not overwritten), and an absent session still starts
+fresh. The store is damaged through the implementation's own `damage_session`
+(hosting_damage), since the suite does not know a runtime's store format.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ._kit import (
+    BOOK,
+    SYSTEM,
+    THREE,
+    HostFactory,
+    HostReply,
+    ScriptedProvider,
+    premise,
+    text,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+LAW = "hosting.unreadable-is-not-absent"
+CONTINUES = "hosting.session-continues"
+PERSISTS = "hosting.persists-before-reply"
+BOOKED = "Booked: a table for two on Friday."
+KEPT = "Your other booking is unchanged."
+FRESH = "Hello, how can I help?"
+OTHER = "What time do you open?"
+
+
+def answered(reply: HostReply, answer: str, what: str) -> None:
+    premise(
+        CONTINUES,
+        reply.status == 200 and reply.output == answer,
+        f"{what} was answered {reply.status} {reply.code or ''} {reply.output!r}, not 200 "
+        f"{answer!r}",
+    )
+
+
+def refusal(reply: HostReply) -> str:
+    return f"{reply.status} {reply.code or ''} {reply.output!r}"
+
+
+@pytest.mark.law("hosting.unreadable-is-not-absent")
+async def test_an_unreadable_session_is_refused_and_kept_and_an_absent_one_starts_fresh(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    fake.script([text(BOOKED), text(BOOKED), text(KEPT), text(FRESH)])
+    host = await new_host(system=SYSTEM)
+    damaged, intact = "unreadable-session", "intact-session"
+    answered(await host.caller().send(BOOK, session_id=damaged), BOOKED, "the damaged one's turn")
+    answered(await host.caller().send(BOOK, session_id=intact), BOOKED, "the intact one's turn")
+    await host.kill()
+    # Both turns must be in the store before one is damaged: that they survive a kill is
+    # persists-before-reply's statement, so it is read back first (no model call).
+    kept = await new_host(system=SYSTEM, store=host.store)
+    for session in (damaged, intact):
+        read = await kept.caller().read_session(session)
+        premise(
+            PERSISTS,
+            read.status == 200,
+            f"session {session!r} was not stored after a reply and a kill ({read.status})",
+        )
+    await kept.kill()
+    await kept.damage(damaged)
+    again = await new_host(system=SYSTEM, store=host.store)
+    caller = again.caller()
+
+    for attempt, stream in (("first", False), ("second (streamed)", True)):
+        before = len(fake.wire.requests)
+        reply = await caller.send(THREE, session_id=damaged, stream=stream)
+        assert len(fake.wire.requests) == before, (
+            f"the {attempt} turn of a session whose stored conversation is unreadable called "
+            f"the model, showing it {fake.wire.last.turns()}: an unreadable session was "
+            "hydrated as an absent one (a fresh start), or its row was overwritten by one"
+        )
+        assert reply.output is None and reply.code is not None, (
+            f"the {attempt} turn of an unreadable session was answered {refusal(reply)}, "
+            "not refused with an error"
+        )
+        assert reply.status >= 500 or (stream and reply.events), (
+            f"an unreadable session was refused {refusal(reply)}: the caller did nothing "
+            "wrong, the store did (the reference answers 500 ERR_SESSION_UNREADABLE)"
+        )
+
+    answered(await caller.send(THREE, session_id=intact), KEPT, "the intact session's turn 2")
+    expected = [("user", BOOK), ("assistant", BOOKED), ("user", THREE)]
+    premise(
+        CONTINUES,
+        fake.wire.last.turns() == expected,
+        f"the undamaged session showed {fake.wire.last.turns()} after the restart",
+    )
+    answered(await caller.send(OTHER, session_id="never-stored"), FRESH, "an absent session")
+    assert fake.wire.last.turns() == [("user", OTHER)], (
+        f"a session never stored showed the model {fake.wire.last.turns()}, not a fresh "
+        "start: only an unreadable session is refused, an absent one starts fresh"
+    )

@@ -1,0 +1,53 @@
+"""Where a session id comes from (body > header > cookie) and when a cookie is issued."""
+
+from __future__ import annotations
+
+from conformance.wire import ScriptedProvider, text
+
+from .conftest import Host
+
+
+async def test_body_wins_over_header_and_header_over_cookie(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    loopback_provider.script([text("one"), text("two"), text("three")])
+    async with host(session_cookie="sid") as (_, client):
+        client.cookies.set("sid", "from-cookie")
+        body = await client.post(
+            "/invoke", json={"input": "a", "sessionId": "from-body"}, headers={"x-session-id": "h"}
+        )
+        header = await client.post("/invoke", json={"input": "b"}, headers={"x-session-id": "h"})
+        cookie = await client.post("/invoke", json={"input": "c"})
+    assert [r.json()["sessionId"] for r in (body, header, cookie)] == [
+        "from-body",
+        "h",
+        "from-cookie",
+    ]
+    assert all("set-cookie" not in r.headers for r in (body, header, cookie))
+
+
+async def test_a_cookie_is_issued_only_to_a_request_that_carried_none(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    loopback_provider.script([text("Booked."), text("Three it is.")])
+    async with host(session_cookie="sid") as (_, client):
+        first = await client.post("/invoke", json={"input": "Book for two."})
+        second = await client.post("/invoke", json={"input": "Make it three."})  # the jar sends it
+    issued = first.headers["set-cookie"]
+    name_value, *attributes = [part.strip() for part in issued.split(";")]
+    name, _, value = name_value.partition("=")
+    assert name == "sid" and len(value) == 36
+    assert {a.lower() for a in attributes} == {"path=/", "httponly", "samesite=lax"}
+    assert first.json()["sessionId"] == value == second.json()["sessionId"]
+    assert "set-cookie" not in second.headers
+    assert loopback_provider.wire.last.user_texts() == ["Book for two.", "Make it three."]
+
+
+async def test_a_cookie_outside_cookie_mode_is_not_a_session(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    loopback_provider.script([text("Hello.")])
+    async with host() as (_, client):
+        client.cookies.set("sid", "ignored")
+        reply = await client.post("/invoke", json={"input": "Hi."})
+    assert reply.json()["sessionId"] is None and "set-cookie" not in reply.headers
