@@ -15,6 +15,7 @@ from . import conversation_rogues as conv
 from . import coverage_rogues as cover
 from . import failure_rogues as failure
 from . import hosting_store_rogues as hosted
+from . import hosting_wire_rogues as served
 from . import identity_rogues as ident
 from . import memory_rogues as memory
 from . import semantics_rogues as semantics
@@ -346,6 +347,42 @@ ROGUES: tuple[Rogue, ...] = (
         "host-runs-without-the-session",
         ("hosting.session-identity",),
         host=hosted.HostRunsWithoutTheSession,
+    ),
+    # the served wire: session id sources, pauses, lanes, ownership (issue 14, laws-b)
+    Rogue("header-before-body", ("hosting.session-id-sources",), host=served.HeaderBeforeBody),
+    Rogue(
+        "cookie-issued-to-carried-session",
+        ("hosting.session-id-sources",),
+        host=served.CookieIssuedToCarriedSession,
+    ),
+    Rogue(
+        "sessionless-stored-under-default",
+        ("hosting.session-id-sources", "hosting.pause-served"),
+        host=served.SessionlessStoredUnderDefault,
+    ),
+    Rogue(
+        "message-taken-as-decision", ("hosting.pause-served",), host=served.MessageTakenAsDecision
+    ),
+    Rogue("pause-dropped-on-message", ("hosting.pause-served",), host=served.PauseDroppedOnMessage),
+    Rogue(
+        "queued-request-answered-without-running",
+        ("hosting.concurrent-enqueue",),
+        host=served.QueuedRequestAnsweredWithoutRunning,
+    ),
+    Rogue(
+        "reject-without-session-lane",
+        ("hosting.concurrent-reject",),
+        host=served.RejectWithoutSessionLane,
+    ),
+    Rogue(
+        "one-agent-for-every-session",
+        ("hosting.sessions-in-parallel",),
+        host=served.OneAgentForEverySession,
+    ),
+    Rogue(
+        "session-id-is-ownership",
+        ("hosting.session-id-is-not-auth",),
+        host=served.SessionIdIsOwnership,
     ),
 )
 

@@ -1,0 +1,129 @@
+"""A session id is caller data, never authentication.
+
+"authenticate the caller by your own means, then check they are allowed the session they
+claimed." With a verifier configured (`principals`: a bearer token names a principal), a
+turn without credentials is refused before the model; a session belongs to whoever
+opened it, and anybody else who claims it, by turn or by read, gets the answer a missing
+session gets, so an id cannot even be probed; and the run carries the principal, so tools
+and memory know whose turn it is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+
+from ._kit import (
+    HostFactory,
+    RequestIR,
+    ScriptedProvider,
+    premise,
+    strings_in,
+    text,
+    tool_call,
+)
+
+pytestmark = pytest.mark.asyncio
+
+CONTINUES = "hosting.session-continues"
+PRINCIPALS = {"tok-a": "alice", "tok-b": "bob"}
+ALICE_SAYS = "Book me a table for two; my card ends 4242."
+BOB_SAYS = "Cancel everything in this session."
+
+_ids = itertools.count(1)
+
+
+def fresh(label: str) -> str:
+    return f"{label}-{next(_ids)}"
+
+
+@pytest.mark.law("hosting.session-id-is-not-auth")
+@pytest.mark.parametrize("token", [None, "tok-unknown"], ids=["no-credentials", "unknown"])
+async def test_a_turn_without_valid_credentials_is_401_and_never_reaches_the_model(
+    fake: ScriptedProvider, new_host: HostFactory, token: str | None
+) -> None:
+    host = await new_host(principals=PRINCIPALS)
+    reply = await host.caller(token=token).send(ALICE_SAYS, session_id=fresh("anon"))
+    assert len(fake.wire.requests) == 0, (
+        f"a turn with {'no credentials' if token is None else 'an unknown token'} reached "
+        f"the model ({reply.status} {reply.code})"
+    )
+    assert reply.status == 401 and reply.code == "ERR_UNAUTHENTICATED", (
+        f"a turn the verifier refused was answered {reply.status} {reply.code}, not 401 "
+        "ERR_UNAUTHENTICATED"
+    )
+
+
+@pytest.mark.law("hosting.session-id-is-not-auth")
+async def test_another_principal_claiming_a_session_is_told_it_does_not_exist(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    fake.script([text("Booked for two."), text("Three it is.")])
+    host = await new_host(principals=PRINCIPALS)
+    alice, bob = host.caller(token="tok-a"), host.caller(token="tok-b")
+    session_id = fresh("alice-owned")
+    opened = await alice.send(ALICE_SAYS, session_id=session_id)
+    premise(CONTINUES, opened.status == 200, f"alice's first turn was {opened.status}")
+    sent = len(fake.wire.requests)
+    turn = await bob.send(BOB_SAYS, session_id=session_id)
+    read = await bob.read_session(session_id)
+    missing = await bob.read_session(fresh("never-used"))
+    assert len(fake.wire.requests) == sent, (
+        f"bob's turn in alice's session reached the model ({turn.status} {turn.code}): "
+        "the session id was taken as the right to it"
+    )
+    assert ALICE_SAYS not in strings_in(read.body), (
+        "bob read alice's session: the stored conversation was served to another principal"
+    )
+    assert (missing.status, missing.code) == (404, "ERR_SESSION_NOT_FOUND"), (
+        f"premise of the comparison: a read of a never-used id was {missing.status} "
+        f"{missing.code}, not 404 ERR_SESSION_NOT_FOUND"
+    )
+    for what, reply in (("turn", turn), ("read", read)):
+        assert (reply.status, reply.code) == (missing.status, missing.code), (
+            f"bob's {what} of alice's session was answered {reply.status} {reply.code}, "
+            f"not as a missing session is ({missing.status} {missing.code}): the answer "
+            "tells a prober the session exists"
+        )
+    again = await alice.send("Make it three.", session_id=session_id)
+    premise(CONTINUES, again.status == 200, f"alice's second turn was {again.status}")
+    shown = fake.wire.last.user_texts()
+    assert shown == [ALICE_SAYS, "Make it three."], (
+        f"alice's next turn was shown {shown}: her history must be untouched by bob's claim"
+    )
+
+
+def whoami_report(request: RequestIR) -> dict[str, Any]:
+    """The whoami tool's report, as the model was shown it."""
+    for message in request.messages:
+        if message.role == "tool":
+            try:
+                report = json.loads(message.text)
+            except ValueError:
+                return {"unparsed": message.text}
+            return report if isinstance(report, dict) else {"unparsed": message.text}
+    return {}
+
+
+@pytest.mark.law("hosting.session-id-is-not-auth")
+async def test_the_served_run_carries_the_verified_principal(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    fake.script([tool_call("whoami"), text("You are Alice.")])
+    host = await new_host(tools=("whoami",), principals=PRINCIPALS)
+    session_id = fresh("whoami")
+    reply = await host.caller(token="tok-a").send("Who am I?", session_id=session_id)
+    premise(CONTINUES, reply.status == 200, f"the turn was answered {reply.status}")
+    report = whoami_report(fake.wire.last)
+    identity = report.get("identity") or {}
+    assert isinstance(identity, dict) and identity.get("principal") == "alice", (
+        f"a turn verified as alice ran under the identity {identity!r}: the run's identity "
+        "must carry the verified principal"
+    )
+    assert identity.get("conversation_id") == session_id, (
+        f"the served run's identity names the conversation {identity.get('conversation_id')!r}"
+        f", not its session {session_id!r}"
+    )
