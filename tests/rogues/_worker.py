@@ -57,6 +57,7 @@ def main(job_file: str) -> int:
             str(folder / f"{job['name']}.jsonl"),
             "--repro-dir",  # every rogue leaves repro files; keep them with its log
             str(folder / "repro" / job["name"]),
+            *(["--deliveries", job["deliveries"]] if "deliveries" in job else []),
             "--pyargs",
             *job["targets"],
         ]

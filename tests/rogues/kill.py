@@ -46,15 +46,23 @@ class KillRun:
         return path.read_text(encoding="utf-8") if path.exists() else "(no log)"
 
 
-def hosting_modules() -> list[str]:
-    """The hosting law modules: all a host rogue can break, so all its job runs."""
+def hosting_modules(laws: tuple[str, ...] | None = None) -> list[str]:
+    """The hosting law modules (with `laws`: those holding a test of one of them).
+
+    A host rogue's job runs only the modules of the laws it is built to break: every
+    host start is a process, and the reference job already proves that the unrelated
+    laws pass, so the rest would only measure collateral."""
     folder = ROOT / "conformance" / "laws"
-    return [f"conformance.laws.{path.stem}" for path in sorted(folder.glob("test_hosting_*.py"))]
+    found = []
+    for path in sorted(folder.glob("test_hosting_*.py")):
+        source = path.read_text(encoding="utf-8")
+        if laws is None or any(f'mark.law("{law}")' in source for law in laws):
+            found.append(f"conformance.laws.{path.stem}")
+    return found
 
 
 def jobs() -> list[dict[str, object]]:
     whole = ["conformance.laws"]
-    hosting = hosting_modules()
     listed: list[dict[str, object]] = [
         # The one job that keeps shrinking: it is the slowest, so it is claimed first.
         {
@@ -70,8 +78,10 @@ def jobs() -> list[dict[str, object]]:
             "name": r.id,
             "impl": r.impl_spec,
             "profile": "rogues",
-            # a host rogue changes only the host: the agent-level laws run the reference agent
-            "targets": whole if r.host is None else hosting,
+            # a host rogue changes only the host: the agent-level laws run the reference
+            # agent, and one delivery shows a host's logic as well as two
+            "targets": whole if r.host is None else hosting_modules(r.breaks),
+            **({} if r.host is None else {"deliveries": "whole"}),
         }
         for r in ROGUES
     ]
