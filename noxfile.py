@@ -186,7 +186,14 @@ def beside_openai2(session: nox.Session) -> None:
     session.run(*suite, "--impl", "examples.beside_openai2.adapter:implementation")
     reference = Path(session.create_tmp()) / "reference-env"
     python = _environment_with_the_reference(session, reference)
-    session.run(*suite, "--impl", f"cmd:{python} -m reference_impl.stdio_adapter")
+    stdio = ["--impl", f"cmd:{python} -m reference_impl.stdio_adapter"]
+    # Every agent law through stdio; the hosting laws (a host process per test) in one
+    # dialect and delivery: what they add here is the host door over JSON lines, which
+    # does not vary by dialect (the conformance session runs them in every one).
+    session.run(*suite, *stdio, "-k", "not test_hosting")
+    session.run(
+        *suite, *stdio, "-k", "test_hosting", "--dialects", "openai-chat", "--deliveries", "whole"
+    )
 
 
 def _environment_with_the_reference(session: nox.Session, folder: Path) -> Path:
