@@ -23,6 +23,7 @@ from syrupy.assertion import SnapshotAssertion
 from conformance.adapter import (
     AgentSpec,
     AgentUnderTest,
+    HostSpec,
     IdentitySpec,
     RefusalKind,
     Refused,
@@ -37,6 +38,8 @@ from conformance.recording import (
 )
 from conformance.wire import Dialect, LoopbackServer, RequestIR, ScriptedProvider, text, tool_call
 from reference_impl.conformance_adapter import implementation
+
+from ._hosted_scenarios import HOSTED, HostedScenario, RunningHost
 
 # The snapshot name is `<scenario>.<dialect>`, which syrupy cannot relate to the test's
 # name; that is by design (the file is named by the parameters), so the warning is noise.
@@ -216,6 +219,31 @@ async def record(scenario: Scenario, dialect: Dialect) -> ScriptedProvider:
     return provider
 
 
+async def record_hosted(
+    scenario: HostedScenario, dialect: Dialect, folder: Path
+) -> ScriptedProvider:
+    """Play a served scenario with the reference host (a real process per start)."""
+    provider = ScriptedProvider()
+    started: list[RunningHost] = []
+    with LoopbackServer(provider):
+
+        async def start_host(store: str, **agent: Any) -> RunningHost:
+            spec = AgentSpec(
+                base_url=provider.base_url or "", api_key=API_KEY, dialect=dialect, **agent
+            )
+            host = await implementation.start_host(HostSpec(agent=spec, store=str(folder / store)))
+            started.append(host)
+            return host
+
+        try:
+            await scenario(start_host, provider)
+        finally:
+            for host in started:
+                await host.kill()
+    provider.verify()
+    return provider
+
+
 def assert_clean(recording: str, where: str) -> None:
     assert API_KEY not in recording, f"{where}: the API key reached the recording"
     assert not PORT.search(recording), f"{where}: a loopback port reached the recording"
@@ -238,6 +266,18 @@ async def test_reference_recording(
     assert exported == recording
 
 
+@pytest.mark.parametrize("dialect", DIALECTS, ids=[d.value for d in DIALECTS])
+@pytest.mark.parametrize("scenario", list(HOSTED))
+async def test_hosted_recording(
+    scenario: str, dialect: Dialect, recording: SnapshotAssertion, tmp_path: Path
+) -> None:
+    provider = await record_hosted(HOSTED[scenario], dialect, tmp_path)
+    exported = provider.wire.export()
+    assert_clean(exported, f"{scenario}/{dialect.value}")
+    assert {entry["dialect"] for entry in json.loads(exported)} == {dialect.value}
+    assert exported == recording
+
+
 # -- the recordings on disk ---------------------------------------------------------------
 
 
@@ -246,7 +286,7 @@ def recordings_root(pytestconfig: pytest.Config) -> Path:
     return pytestconfig.rootpath / RECORDINGS_DIR
 
 
-EXPECTED = [(scenario, dialect) for scenario in SCENARIOS for dialect in DIALECTS]
+EXPECTED = [(scenario, dialect) for scenario in [*SCENARIOS, *HOSTED] for dialect in DIALECTS]
 
 
 def test_every_recording_exists_without_keys_or_ports(recordings_root: Path) -> None:
