@@ -75,8 +75,16 @@ def build_app(core: StandingAgent) -> Starlette:
             Route("/invoke", invoke, methods=["POST"]),
             Route("/health", health, methods=["GET"]),
             Route("/sessions/{session_id:path}", session, methods=["GET"]),
-        ]
+        ],
+        exception_handlers={Exception: _crashed},
     )
+
+
+async def _crashed(request: Request, error: Exception) -> Response:
+    """A crash is still the wire's `{error, code}` (500), so a caller can tell it from a
+    refusal; it names only the error's type, since its text may hold what it read."""
+    reply = ErrorReply(error=f"the host failed: {type(error).__name__}", code="ERR_INTERNAL")
+    return JSONResponse(dump(reply), status_code=500)
 
 
 def _refused(refusal: HostRefusal) -> JSONResponse:

@@ -184,3 +184,19 @@ async def test_one_sessions_pause_never_refuses_another_on_a_shared_agent(
         resumed = await client.post("/invoke", json={"decision": "yes", "sessionId": "p"})
     assert [paused.status_code, other.status_code, resumed.status_code] == [202, 200, 200]
     assert wire.wire.last.user_texts() == ["Refund 7."]
+
+
+async def test_a_crash_is_still_the_wire_and_names_only_its_type(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    from reference_impl.hosting import StandingAgent
+
+    class Crashing(StandingAgent):
+        async def invoke(self, incoming: object) -> object:  # type: ignore[override]
+            raise RuntimeError("sk-what-it-read")
+
+    async with host(standing_class=Crashing) as (_, client):
+        reply = await client.post("/invoke", json={"input": "Book for two.", "sessionId": "s1"})
+    assert reply.status_code == 500
+    assert reply.json() == {"error": "the host failed: RuntimeError", "code": "ERR_INTERNAL"}
+    assert "sk-what-it-read" not in reply.text
