@@ -224,7 +224,12 @@ class StandingAgent:
         except (DecisionRefusedError, InvalidMessageError) as error:
             raise InvalidRequestError(str(error)) from error
         except PendingQuestionError as error:
-            raise AwaitingDecisionError(str(error)) from error
+            raise AwaitingDecisionError(
+                f"session {request.session_id!r} owes a decision: {error.question!r} was "
+                f"asked by {error.tool_name!r} (call {error.tool_call_id}). Answer it with a "
+                '`decision` in the body ({"decision": ..., "sessionId": ...}); the message '
+                "was not run."
+            ) from error
         except InvalidCheckpointError as error:
             raise SessionUnreadableError(
                 f"the stored conversation cannot be read: {error}"
