@@ -40,7 +40,9 @@ def render(kill: KillRun) -> str:
         "",
         "**K**: a law the rogue was built to break, and its tests FAILed (killed).",
         "x: collateral, a law the rogue was not built to break that FAILed too.",
-        "·: PASS. E / T: ERROR / TIMEOUT. -: not run (the smoke law failed first).",
+        "·: PASS. E / T: ERROR / TIMEOUT. -: not run (the smoke law failed first, or, for a",
+        "host rogue, a law outside the hosting modules its job runs). n/a: the law needs",
+        "what the rogue does not declare (an agent-level rogue declares no hosting).",
         "A `!` after a mark is a target that was not killed; the run fails on it.",
         "",
         "| law | level | reference | killed by | "
