@@ -11,6 +11,7 @@ without touching a law, and a law author never learns them.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -143,6 +144,31 @@ def pairing_problems(request: RequestIR) -> list[str]:
     ]
 
 
+def numbered_calls(exchanges: Sequence[Exchange]) -> list[Any]:
+    """The raw request bodies with every tool-call id the model was shown numbered by
+    first appearance: the fake mints them from its sequence number, so they differ
+    between two otherwise equal conversations, and numbering them keeps the check that a
+    call and its result still pair up. Everything else a runtime mints is learned from a
+    control pair (`MintedValues`), not guessed."""
+    names: dict[str, str] = {}
+    for exchange in exchanges:
+        assert exchange.ir is not None, f"request #{exchange.seq} was not a model request"
+        for message in exchange.ir.messages:
+            for call in message.tool_calls:
+                names.setdefault(call.id, f"<call-{len(names) + 1}>")
+
+    def value(item: Any) -> Any:
+        if isinstance(item, str):
+            return names.get(item, item)
+        if isinstance(item, dict):
+            return {key: value(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [value(inner) for inner in item]
+        return item
+
+    return [value(exchange.body) for exchange in exchanges]
+
+
 # --- the trace tool: what a self-explain runtime declares, and calls matching it --------
 
 
@@ -258,6 +284,7 @@ __all__ = [
     "calling",
     "declares",
     "long_turn",
+    "numbered_calls",
     "pairing_problems",
     "parallel_calls",
     "premise",

@@ -31,6 +31,7 @@ from ._kit import (
     ToolCalls,
     declares,
     long_turn,
+    numbered_calls,
     premise,
     roundtrip,
     strings_in,
@@ -48,31 +49,6 @@ WHO = IdentitySpec(conversation_id="conv-77", tenant="acme", principal="ana")
 
 def tool_results(request: RequestIR) -> list[str]:
     return [m.text for m in request.messages if m.role == "tool"]
-
-
-def named_calls(exchanges: Sequence[Exchange]) -> list[Any]:
-    """The raw request bodies with every tool-call id the model was shown numbered by
-    first appearance: the fake mints them from its sequence number, so they differ
-    between two otherwise equal conversations, and numbering them keeps the check that a
-    call and its result still pair up. Everything else a runtime mints is learned from a
-    control pair (`MintedValues`), not guessed."""
-    names: dict[str, str] = {}
-    for exchange in exchanges:
-        assert exchange.ir is not None, f"request #{exchange.seq} was not a model request"
-        for message in exchange.ir.messages:
-            for call in message.tool_calls:
-                names.setdefault(call.id, f"<call-{len(names) + 1}>")
-
-    def value(item: Any) -> Any:
-        if isinstance(item, str):
-            return names.get(item, item)
-        if isinstance(item, dict):
-            return {key: value(inner) for key, inner in item.items()}
-        if isinstance(item, list):
-            return [value(inner) for inner in item]
-        return item
-
-    return [value(exchange.body) for exchange in exchanges]
 
 
 def shown_turns(exchanges: Sequence[Exchange]) -> list[list[list[str]]]:
@@ -159,8 +135,8 @@ async def test_follow_up_sends_what_continue_from_its_checkpoint_sends(
         "follow_up showed the model other turns than run(continue_from=checkpoint()) did: "
         f"it is not the same restoration path (first difference {differs})"
     )
-    minted = MintedValues.learn(named_calls(control), named_calls(repeat))
-    differs = minted.difference(named_calls(door), named_calls(control))
+    minted = MintedValues.learn(numbered_calls(control), numbered_calls(repeat))
+    differs = minted.difference(numbered_calls(door), numbered_calls(control))
     assert differs is None, (
         "follow_up sent other requests than run(continue_from=checkpoint()) (values the "
         f"runtime mints per agent aside, {minted.describe()}): the convenience drifted "

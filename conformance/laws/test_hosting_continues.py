@@ -15,9 +15,6 @@ fresh agent sends, so the host never edits or rebuilds the history it hands on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 import pytest
 
 from ._kit import (
@@ -27,7 +24,6 @@ from ._kit import (
     THREE,
     AgentFactory,
     Capability,
-    Exchange,
     Fault,
     HostFactory,
     HostReply,
@@ -38,6 +34,7 @@ from ._kit import (
     Text,
     ToolCalls,
     declares,
+    numbered_calls,
     premise,
     roundtrip,
     text,
@@ -143,29 +140,6 @@ async def test_a_failed_turn_is_not_stored_and_the_session_continues_from_the_la
         f"a turn whose run failed at the provider every time was answered {failed.status} "
         f"with {failed.output!r} and no error code, as if it had completed"
     )
-
-
-def numbered_calls(exchanges: Sequence[Exchange]) -> list[Any]:
-    """The raw request bodies with each tool-call id numbered by first appearance: the
-    fake mints call ids from its sequence number, so two equal conversations differ there.
-    Everything else a runtime mints is learned from the control pair (`MintedValues`)."""
-    names: dict[str, str] = {}
-    for exchange in exchanges:
-        assert exchange.ir is not None, f"request #{exchange.seq} was not a model request"
-        for message in exchange.ir.messages:
-            for call in message.tool_calls:
-                names.setdefault(call.id, f"<call-{len(names) + 1}>")
-
-    def value(item: Any) -> Any:
-        if isinstance(item, str):
-            return names.get(item, item)
-        if isinstance(item, dict):
-            return {key: value(inner) for key, inner in item.items()}
-        if isinstance(item, list):
-            return [value(inner) for inner in item]
-        return item
-
-    return [value(exchange.body) for exchange in exchanges]
 
 
 @pytest.mark.law("hosting.through-continue-from")
