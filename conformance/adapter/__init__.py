@@ -8,14 +8,45 @@ adapter that papered over a runtime's mistake would only be caught lying there.
 `AGENT` is the agent surface's op table, the one definition of its calls, and `HOST`
 (with `DAMAGE_SESSION`) the hosting door's; the Protocol classes `Implementation`,
 `AgentUnderTest`, `HostingImplementation` and `HostUnderTest` are written out for type
-checkers.
+checkers, and so are the session door's (`SessionImplementation`, `BackendUnderTest`,
+`SessionUnderTest`; its values in `_session_types.py`, docs/sessions.md).
 """
 
 from ..wire.ir import Dialect
 from ._agent_surface import AGENT
 from ._host_surface import DAMAGE_SESSION, HOST, HostStarted, LoopbackUrl, loopback_problem
 from ._hosting_types import ConcurrentInvoke, HostSpec
-from ._protocols import AgentUnderTest, HostingImplementation, HostUnderTest, Implementation
+from ._protocols import (
+    AgentUnderTest,
+    BackendUnderTest,
+    HostingImplementation,
+    HostUnderTest,
+    Implementation,
+    SessionImplementation,
+    SessionUnderTest,
+)
+from ._session_types import (
+    ApprovalRequestEvent,
+    AssistantEvent,
+    BackendSpec,
+    BreakHow,
+    ErrorEvent,
+    PassEnd,
+    PendingApproval,
+    QueueEvent,
+    ReasoningEvent,
+    ResultEvent,
+    RetryEvent,
+    SessionAgentSpec,
+    SessionEvent,
+    SessionIds,
+    SessionOptions,
+    SessionState,
+    StoredMessage,
+    StreamPass,
+    ToolCallEvent,
+    ToolResultEvent,
+)
 from ._types import (
     JSON,
     AbandonedPause,
@@ -46,12 +77,18 @@ __all__ = [
     "AbandonedPause",
     "AgentSpec",
     "AgentUnderTest",
+    "ApprovalRequestEvent",
+    "AssistantEvent",
+    "BackendSpec",
+    "BackendUnderTest",
+    "BreakHow",
     "Capability",
     "CompactionSpec",
     "CompactionTrigger",
     "ConcurrentInvoke",
     "Delivery",
     "Dialect",
+    "ErrorEvent",
     "HostSpec",
     "HostStarted",
     "HostUnderTest",
@@ -61,16 +98,33 @@ __all__ = [
     "Implementation",
     "LoopbackUrl",
     "Op",
+    "PassEnd",
+    "PendingApproval",
     "PendingReport",
+    "QueueEvent",
+    "ReasoningEvent",
     "RefusalKind",
     "Refused",
+    "ResultEvent",
+    "RetryEvent",
     "RunFailed",
     "RunOutcome",
+    "SessionAgentSpec",
+    "SessionEvent",
+    "SessionIds",
+    "SessionImplementation",
+    "SessionOptions",
+    "SessionState",
+    "SessionUnderTest",
+    "StoredMessage",
+    "StreamPass",
     "StrictIdentityReport",
     "StrictPending",
     "StrictRunOutcome",
     "Surface",
+    "ToolCallEvent",
     "ToolName",
+    "ToolResultEvent",
     "loopback_problem",
     "unserializable",
 ]

@@ -10,6 +10,16 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from ._hosting_types import HostSpec
+from ._session_types import (
+    BackendSpec,
+    BreakHow,
+    SessionAgentSpec,
+    SessionIds,
+    SessionOptions,
+    SessionState,
+    StoredMessage,
+    StreamPass,
+)
 from ._types import JSON, AgentSpec, Capability, IdentityReport, IdentitySpec, RunOutcome
 
 
@@ -82,3 +92,71 @@ class HostingImplementation(Implementation, Protocol):
     async def start_host(self, spec: HostSpec) -> HostUnderTest: ...
 
     async def damage_session(self, store: str, session_id: str) -> None: ...
+
+
+@runtime_checkable
+class SessionUnderTest(Protocol):
+    """One live session (seed 003): the connection a client sends on and streams from.
+
+    `send` transmits a message (the runtime queues it when a turn is active) and answers
+    the runtime's queue item id for it when the runtime names one; `stream` is one pass,
+    every event up to and including the next `result` (or an `approval_request`, the
+    connection's end, or `wait` seconds, when given); `decide` answers an approval
+    request; `break_connection` breaks the connection the way it really breaks
+    (docs/sessions.md), after which the session is not used again except to show that it
+    cannot be. Refusals are `Refused` with the
+    suite's kind (`session_unusable`, `unknown_id`)."""
+
+    async def ids(self) -> SessionIds: ...
+
+    async def send(self, message: str) -> str | None: ...
+
+    async def stream(self, wait: float | None = None) -> StreamPass: ...
+
+    async def abort(self) -> None: ...
+
+    async def decide(self, tool_call_id: str, allow: bool) -> None: ...
+
+    async def remove_queued(self, item_id: str) -> bool: ...
+
+    async def list_messages(self) -> list[StoredMessage]: ...
+
+    async def state(self) -> SessionState: ...
+
+    async def break_connection(self, how: BreakHow) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class BackendUnderTest(Protocol):
+    """Where a session-model runtime keeps its agents and conversations, opened against
+    the fake on a store (the same store again is the same backend in a new process).
+    `kill` SIGKILLs every runtime process it started (the store stays); `close` ends it
+    gracefully. Either ends the handle."""
+
+    async def create_agent(self, spec: SessionAgentSpec) -> str: ...
+
+    async def create_session(
+        self, agent_id: str, options: SessionOptions | None = None
+    ) -> SessionUnderTest: ...
+
+    async def resume_session(
+        self, id: str, options: SessionOptions | None = None
+    ) -> SessionUnderTest: ...
+
+    async def list_conversations(self, agent_id: str) -> list[str]: ...
+
+    async def list_messages(self, conversation_id: str) -> list[StoredMessage]: ...
+
+    async def kill(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+@runtime_checkable
+class SessionImplementation(Implementation, Protocol):
+    """An implementation that declares `sessions`: it opens backends of the seed's
+    agent / conversation / session model."""
+
+    async def open_backend(self, spec: BackendSpec) -> BackendUnderTest: ...

@@ -38,6 +38,18 @@ class Capability(StrEnum):
     HOSTING_FACTORY = "hosting_factory"
     HOSTING_IDENTITY = "hosting_identity"
     HOSTING_DAMAGE = "hosting_damage"
+    # the session model of seed 003 (docs/sessions.md)
+    SESSIONS = "sessions"
+    SESSION_ABORT = "session_abort"
+    SESSION_STATE = "session_state"
+    SESSION_QUEUE_REMOVE = "session_queue_remove"
+    SESSION_APPROVALS = "session_approvals"
+    SESSION_MEMORY = "session_memory"
+    SESSION_MODEL = "session_model"
+    SESSION_CLIENT_TOOLS = "session_client_tools"
+    SESSION_DROP = "session_drop"
+    SESSION_KILL = "session_kill"
+    CONVERSATIONS_API = "conversations_api"
 
 
 class Delivery(StrEnum):
@@ -55,6 +67,10 @@ class RefusalKind(StrEnum):
     RUN_IN_FLIGHT = "run_in_flight"
     PENDING_QUESTION = "pending_question"
     INVALID_CHECKPOINT = "invalid_checkpoint"
+    SESSION_UNUSABLE = "session_unusable"
+    """A session whose connection closed (broken or closed by the client) is used again."""
+    UNKNOWN_ID = "unknown_id"
+    """`resume_session` (or a conversation read) names an id the backend does not know."""
 
 
 class Refused(Exception):
