@@ -209,7 +209,7 @@ class SqliteRuntimeStore(SqliteSessions):
 
         def write(connection: sqlite3.Connection) -> None:
             self._write(connection, conversation_id, checkpoint, None)
-            _settle(connection, settled, "completed")
+            _settle(connection, settled, "completed", only_received=False)
 
         self._transaction(write)
 
@@ -306,12 +306,20 @@ def _insert_conversation(
     return ConversationRecord(id=conversation_id, agent_id=agent_id, order=order)
 
 
-def _settle(connection: sqlite3.Connection, receipt_ids: Sequence[str], state: str) -> None:
-    """Settle receipts still `received`; a settled one keeps what it became first."""
+def _settle(
+    connection: sqlite3.Connection,
+    receipt_ids: Sequence[str],
+    state: str,
+    *,
+    only_received: bool = True,
+) -> None:
+    """Settle receipts still `received` (a settled one keeps what it became first), but
+    `completed` always wins: the checkpoint holding the message committed with it, so an
+    abort that lost the race to the store write cannot leave the message listed twice."""
+    guard = " AND state = 'received'" if only_received else ""
     for receipt_id in receipt_ids:
         connection.execute(
-            f"UPDATE {RECEIPTS} SET state = ? WHERE receipt_id = ? AND state = 'received'",
-            (state, receipt_id),
+            f"UPDATE {RECEIPTS} SET state = ? WHERE receipt_id = ?{guard}", (state, receipt_id)
         )
 
 

@@ -80,11 +80,15 @@ _COLUMNS: Final = {
 _OURS_1: Final = frozenset(
     {IDENTITY_TABLE, TABLE, f"sqlite_autoindex_{IDENTITY_TABLE}_1", f"sqlite_autoindex_{TABLE}_1"}
 )
-_OURS: Final = _OURS_1 | {
-    name
-    for table in (AGENTS, CONVERSATIONS, RECEIPTS)
-    for name in (table, f"sqlite_autoindex_{table}_1")
-} | {f"{CONVERSATIONS}_by_agent", f"{RECEIPTS}_by_conversation"}
+_OURS: Final = (
+    _OURS_1
+    | {
+        name
+        for table in (AGENTS, CONVERSATIONS, RECEIPTS)
+        for name in (table, f"sqlite_autoindex_{table}_1")
+    }
+    | {f"{CONVERSATIONS}_by_agent", f"{RECEIPTS}_by_conversation"}
+)
 _HEADER: Final = b"SQLite format 3\x00"
 FAILURES: Final = (sqlite3.Error, UnicodeDecodeError)
 """What SQLite raises on a damaged file; Python decodes its message, which a damaged

@@ -6,6 +6,7 @@ typed, the file untouched."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from reference_impl.store import (
     SCHEMA_VERSION,
     AgentRecord,
     SessionFileError,
+    SqliteRuntimeStore,
     UnknownRecordError,
     UnreadableRecordError,
     sqlite_runtime_store,
@@ -33,6 +35,14 @@ V1_SCHEMA = (
     "PRAGMA application_id = 1953264499",
     "PRAGMA user_version = 1",
 )
+
+
+def _open_and_read(path: Path) -> None:
+    store = sqlite_runtime_store(path)
+    try:
+        store.load("s0")
+    finally:
+        store.close()
 
 
 def _agent(n: int = 1) -> AgentRecord:
@@ -151,13 +161,16 @@ def test_a_file_that_is_not_a_store_is_refused_and_untouched(tmp_path: Path, cas
     make(path)
     before = path.read_bytes()
     with pytest.raises(SessionFileError) as raised:
-        store = sqlite_runtime_store(path)
-        try:
-            store.load("s0")
-        finally:
-            store.close()
+        _open_and_read(path)
     assert raised.value.reason == reason
     assert path.read_bytes() == before
+
+
+READS: dict[str, Callable[[SqliteRuntimeStore], object]] = {
+    "turnlaw_agents": lambda store: store.agent("agent-1"),
+    "turnlaw_conversations": lambda store: store.conversations("agent-1"),
+    "turnlaw_receipts": lambda store: store.receipts("conv-default-1"),
+}
 
 
 @pytest.mark.parametrize(
@@ -182,9 +195,7 @@ def test_a_row_this_store_did_not_write_is_unreadable_and_kept(
     before = path.read_bytes()
     store = sqlite_runtime_store(path)
     with pytest.raises(UnreadableRecordError) as raised:
-        store.agent("agent-1")
-        store.conversations("agent-1")
-        store.receipts("conv-default-1")
+        READS[table](store)
     store.close()
     assert raised.value.table == table and str(path) in str(raised.value)
     assert path.read_bytes() == before
