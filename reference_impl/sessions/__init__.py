@@ -36,11 +36,12 @@ from ._events import (
 )
 from ._lane import ActiveTurn, ConversationLane, PendingApproval, QueuedMessage
 from ._runtime import SessionRuntime, TurnSlot
-from ._serving import ServedSessions, serve_sessions
+from ._serving import STORE_FILE, ServedSessions, open_runtime, serve_sessions
 from ._session import RuntimeSession, SessionOptions
 from ._wire import MessageBody, StateValue, ToolDefinition
 
 __all__ = [
+    "STORE_FILE",
     "ActiveTurn",
     "ApprovalRequestEvent",
     "AssistantEvent",
@@ -68,5 +69,6 @@ __all__ = [
     "ToolResultEvent",
     "TurnSlot",
     "UnknownIdError",
+    "open_runtime",
     "serve_sessions",
 ]

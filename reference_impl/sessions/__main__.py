@@ -12,18 +12,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from .._host_process import LISTENING
-
-STORE_FILE = "sessions.db"
-"""The one SQLite file a session runtime keeps in its store directory."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -54,28 +49,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _resolve(path: str) -> Any:
-    module, _, attr = path.partition(":")
-    found: Any = importlib.import_module(module)
-    for part in attr.split("."):
-        found = getattr(found, part)
-    return found
-
-
 async def _serve(args: argparse.Namespace) -> None:
     from ..providers import make_provider
-    from ..store import sqlite_runtime_store
-    from ._runtime import SessionRuntime
-    from ._serving import serve_sessions
+    from ._serving import open_runtime, serve_sessions
 
-    runtime_class = SessionRuntime if args.runtime_class is None else _resolve(args.runtime_class)
-    args.store.mkdir(parents=True, exist_ok=True)
     provider = make_provider(
         args.dialect, base_url=args.provider_url, api_key=args.api_key, stream=not args.whole
     )
-    runtime = runtime_class(
-        store=sqlite_runtime_store(args.store / STORE_FILE), provider=provider, model=args.model
-    )
+    runtime = open_runtime(args.store, provider, args.model, args.runtime_class)
     async with serve_sessions(runtime, host=args.host, port=args.port) as served:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

@@ -14,13 +14,48 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 import uvicorn
 
+from ..providers import ModelProvider
+from ..store import sqlite_runtime_store
 from ._app import build_app
 from ._runtime import SessionRuntime
+
+STORE_FILE = "sessions.db"
+"""The one SQLite file a session runtime keeps in its store directory."""
+
+
+def open_runtime(
+    store: str | os.PathLike[str],
+    provider: ModelProvider,
+    model: str,
+    runtime_class: str | None = None,
+) -> SessionRuntime:
+    """A runtime on the store directory `store` (made if missing): `runtime_class` is an
+    import path (`module:attr`) of a SessionRuntime subclass, the operator's own."""
+    chosen: Any = SessionRuntime if runtime_class is None else _resolve(runtime_class)
+    folder = Path(store)
+    folder.mkdir(parents=True, exist_ok=True)
+    runtime: SessionRuntime = chosen(
+        store=sqlite_runtime_store(folder / STORE_FILE), provider=provider, model=model
+    )
+    return runtime
+
+
+def _resolve(path: str) -> Any:
+    """`module:attr.attr` -> the object."""
+    module, _, attr = path.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        found = getattr(found, part)
+    return found
 
 
 class _Server(uvicorn.Server):

@@ -136,9 +136,13 @@ class SessionClient:
         tools: Sequence[ClientTool] = (),
         needs_approval: Sequence[str] = (),
         model: str | None = None,
+        can_also_run: Sequence[ClientTool] = (),
     ) -> Session:
-        """A session on a NEW conversation of the agent."""
-        return await self._open(agent_id, True, tools, needs_approval, model)
+        """A session on a NEW conversation of the agent. `tools` are offered to the model
+        in this session only and run here; `can_also_run` are run here when the runtime
+        asks (a call an earlier, broken session left waiting for approval) but never
+        offered."""
+        return await self._open(agent_id, True, tools, needs_approval, model, can_also_run)
 
     async def resume_session(
         self,
@@ -147,10 +151,11 @@ class SessionClient:
         tools: Sequence[ClientTool] = (),
         needs_approval: Sequence[str] = (),
         model: str | None = None,
+        can_also_run: Sequence[ClientTool] = (),
     ) -> Session:
         """A session on an existing conversation: an agent id resumes its default one, a
-        conversation id that one."""
-        return await self._open(id, False, tools, needs_approval, model)
+        conversation id that one (the options as for `create_session`)."""
+        return await self._open(id, False, tools, needs_approval, model, can_also_run)
 
     async def request(self, model: type[_M], method: str, path: str, **options: Any) -> _M:
         """One HTTP call; a refusal is SessionRefusedError with the runtime's code."""
@@ -170,6 +175,7 @@ class SessionClient:
         tools: Sequence[ClientTool],
         needs_approval: Sequence[str],
         model: str | None,
+        can_also_run: Sequence[ClientTool],
     ) -> Session:
         url = "ws" + self.base_url.removeprefix("http") + "/session"
         socket = await connect(
@@ -199,7 +205,8 @@ class SessionClient:
         if not isinstance(first, OpenedFrame):
             await socket.close()
             raise SessionClientError(f"the runtime answered `open` with {first.type!r}")
-        return Session(self, socket, first, {t.name: t for t in tools})
+        runs = {t.name: t for t in can_also_run} | {t.name: t for t in tools}
+        return Session(self, socket, first, runs)
 
 
 class Conversations:
@@ -317,6 +324,10 @@ class Session:
         transport = self._socket.transport
         if transport is not None:
             transport.abort()
+        await self._ended()
+
+    async def wait_closed(self) -> None:
+        """Until this client has seen its connection end (however it ended)."""
         await self._ended()
 
     # -- the connection ----------------------------------------------------------------
