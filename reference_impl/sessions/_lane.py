@@ -29,6 +29,8 @@ class QueuedMessage:
     item_id: str
     text: str
     session: RuntimeSession
+    waited: bool = False
+    """Whether it was queued behind a turn (its `enqueued` event was told)."""
 
 
 @dataclass

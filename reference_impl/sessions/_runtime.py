@@ -159,7 +159,7 @@ class SessionRuntime:
         Answers its queue item id."""
         self.refuse_if_stopping()
         lane = self.lane_for(session.conversation_id, session.agent_id)
-        message = QueuedMessage(self.new_item_id(), text, session)
+        message = QueuedMessage(self.new_item_id(), text, session, waited=lane.busy)
         await self._stored(self.store.receive, message.item_id, session.conversation_id, text)
         self.enqueue(lane, message)
         return message.item_id
@@ -294,7 +294,7 @@ class SessionRuntime:
 
     def enqueue(self, lane: ConversationLane, message: QueuedMessage) -> None:
         """Queue a message behind the conversation's turn (each message its own turn)."""
-        if lane.busy:
+        if message.waited:
             message.session.event(QueueEvent(action="enqueued", item_ids=(message.item_id,)))
         lane.waiting.append(message)
         if lane.worker is None or lane.worker.done():
@@ -357,6 +357,8 @@ class SessionRuntime:
         while (message := self.next_message(lane)) is not None:
             turn = ActiveTurn(message, owner=message.session)
             lane.active = turn
+            if message.waited:
+                turn.emit(QueueEvent(action="dequeued", item_ids=(message.item_id,)))
             try:
                 await self._one_turn(lane, turn)
             finally:
