@@ -167,8 +167,14 @@ async def _open(runtime: SessionRuntime, text: str) -> RuntimeSession:
 
 async def _write(websocket: WebSocket, session: RuntimeSession) -> None:
     """Send the session's outbox in order until it ends (or the socket does)."""
-    while (frame := await session.outbox.get()) is not None:
-        await websocket.send_text(frame.model_dump_json())
+    while True:
+        frame = await session.outbox.get()
+        try:
+            if frame is None:
+                return
+            await websocket.send_text(frame.model_dump_json())
+        finally:
+            session.outbox.task_done()  # `SessionRuntime.stop` waits for the outbox to drain
 
 
 async def _handle(runtime: SessionRuntime, session: RuntimeSession, text: str) -> None:

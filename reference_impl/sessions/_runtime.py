@@ -51,6 +51,9 @@ from ._wire import MessageBody, PendingApprovalBody, StateValue
 
 _T = TypeVar("_T")
 
+FLUSH_DEADLINE = 2.0
+"""Seconds a stopping runtime waits for its sessions' last frames to be sent."""
+
 
 class TurnSlot:
     """`continuation`'s view of the store for one turn: the conversation's checkpoint,
@@ -78,6 +81,8 @@ class SessionRuntime:
         self.provider = provider
         self.default_model = model
         self.lanes: dict[str, ConversationLane] = {}
+        self.sessions: set[RuntimeSession] = set()
+        """Sessions whose connection is open."""
         self.stopping = False
 
     # -- agents and conversations ------------------------------------------------------
@@ -147,11 +152,14 @@ class SessionRuntime:
         """A session on `conversation`; a model it passes persists on the agent."""
         if options.model is not None:
             await self.apply_model_update(conversation.agent_id, options.model)
-        return RuntimeSession(conversation.agent_id, conversation.id, options)
+        session = RuntimeSession(conversation.agent_id, conversation.id, options)
+        self.sessions.add(session)
+        return session
 
     def close_session(self, session: RuntimeSession) -> None:
         """The session's connection ended (closed or broken): it goes silent. Its turns
         and its pending approvals stay with the conversation while the runtime is up."""
+        self.sessions.discard(session)
         session.detach()
 
     async def send(self, session: RuntimeSession, text: str) -> str:
@@ -217,7 +225,9 @@ class SessionRuntime:
         )
 
     async def stop(self) -> None:
-        """Stop taking work; turns still playing are aborted (their receipts settled)."""
+        """Stop taking work; turns still playing are aborted (their receipts settled,
+        their sessions told), and what the sessions were told is given a moment to go
+        out before the transport closes them."""
         self.stopping = True
         workers = [lane.worker for lane in self.lanes.values() if lane.worker is not None]
         for worker in workers:
@@ -225,6 +235,11 @@ class SessionRuntime:
         for worker in workers:
             with contextlib.suppress(asyncio.CancelledError):
                 await worker
+        drained = [asyncio.ensure_future(s.outbox.join()) for s in self.sessions if s.attached]
+        if drained:
+            await asyncio.wait(drained, timeout=FLUSH_DEADLINE)
+            for waiting in drained:
+                waiting.cancel()
 
     # -- the seams -------------------------------------------------------------------------
 

@@ -71,6 +71,7 @@ class ServedSessions:
         self.runtime = runtime
         self._server = server
         self._task = task
+        self._stopping: asyncio.Future[None] | None = None
 
     @property
     def url(self) -> str:
@@ -78,9 +79,17 @@ class ServedSessions:
         return f"http://{host}:{port}"
 
     def stop(self) -> None:
-        """Begin stopping (see the module docstring)."""
+        """Begin stopping (see the module docstring): the runtime first, so the sessions
+        are told their turns' ends before the sockets close."""
         self.runtime.stopping = True
-        self._server.should_exit = True
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop())
+
+    async def _stop(self) -> None:
+        try:
+            await self.runtime.stop()
+        finally:
+            self._server.should_exit = True
 
     async def wait_stopped(self) -> None:
         await asyncio.shield(self._task)
@@ -112,8 +121,9 @@ async def serve_sessions(
             await asyncio.sleep(0.005)
         yield ServedSessions(runtime, server, task)
     finally:
+        with contextlib.suppress(Exception):
+            await runtime.stop()
         server.should_exit = True
-        await runtime.stop()
         with contextlib.suppress(Exception):
             await task
         runtime.store.close()
