@@ -35,9 +35,10 @@ from ._events import (
     ToolResultEvent,
 )
 from ._lane import ActiveTurn, ConversationLane, PendingApproval, QueuedMessage
-from ._runtime import SessionRuntime, TurnSlot
+from ._runtime import SessionRuntime
 from ._serving import STORE_FILE, ServedSessions, open_runtime, serve_sessions
 from ._session import RuntimeSession, SessionOptions
+from ._turns import TurnSlot
 from ._wire import MessageBody, StateValue, ToolDefinition
 
 __all__ = [

@@ -32,7 +32,6 @@ from ..store import (
     ConversationRecord,
     SessionStoreError,
     SqliteRuntimeStore,
-    StoredSession,
     UnknownRecordError,
     UnstorableSessionError,
 )
@@ -42,11 +41,12 @@ from ._errors import (
     StoreUnusableError,
     UnknownIdError,
 )
-from ._events import ApprovalRequestEvent, ErrorEvent, QueueEvent, ResultEvent
+from ._events import ApprovalRequestEvent, QueueEvent, ResultEvent
 from ._lane import ActiveTurn, ConversationLane, PendingApproval, QueuedMessage
 from ._messages import listed_messages
 from ._session import RuntimeSession, SessionOptions
 from ._turn_tools import EventedProvider, client_tool
+from ._turns import TurnPlayer, TurnSlot
 from ._wire import MessageBody, PendingApprovalBody, StateValue
 
 _T = TypeVar("_T")
@@ -55,22 +55,7 @@ FLUSH_DEADLINE = 2.0
 """Seconds a stopping runtime waits for its sessions' last frames to be sent."""
 
 
-class TurnSlot:
-    """`continuation`'s view of the store for one turn: the conversation's checkpoint,
-    saved together with the turn's receipt (one transaction)."""
-
-    def __init__(self, store: SqliteRuntimeStore, receipt_id: str) -> None:
-        self.store = store
-        self.receipt_id = receipt_id
-
-    def load(self, session_id: str) -> StoredSession | None:
-        return self.store.load(session_id)
-
-    def save(self, session_id: str, checkpoint: str, *, owner: str | None) -> None:
-        self.store.save_turn(session_id, checkpoint, [self.receipt_id])
-
-
-class SessionRuntime:
+class SessionRuntime(TurnPlayer):
     """Agents, conversations, sessions and their turns, against one store and provider."""
 
     agent_class: ClassVar[type[Agent]] = Agent
@@ -365,55 +350,6 @@ class SessionRuntime:
             duration_ms=turn.duration_ms(),
             run_ids=(result.run_id,),
         )
-
-    # -- the turn's mechanics ------------------------------------------------------------
-
-    async def _work(self, lane: ConversationLane) -> None:
-        while (message := self.next_message(lane)) is not None:
-            turn = ActiveTurn(message, owner=message.session)
-            lane.active = turn
-            if message.waited:
-                turn.emit(QueueEvent(action="dequeued", item_ids=(message.item_id,)))
-            try:
-                await self._one_turn(lane, turn)
-            finally:
-                lane.active = None
-
-    async def _one_turn(self, lane: ConversationLane, turn: ActiveTurn) -> None:
-        task = asyncio.ensure_future(self.play(lane, turn))
-        turn.task = task
-        try:
-            await asyncio.wait([task])
-        except asyncio.CancelledError:  # the runtime is stopping: the turn is aborted
-            task.cancel()
-            await asyncio.wait([task])
-            await self._ended(turn, task)
-            raise
-        await self._ended(turn, task)
-
-    async def _ended(self, turn: ActiveTurn, task: asyncio.Task[RunResult]) -> None:
-        receipt = [turn.message.item_id]
-        if task.cancelled():
-            await self._settle(receipt, "aborted")
-            turn.emit(self._failed_result(turn, "cancelled"))
-            return
-        error = task.exception()
-        if error is None:
-            turn.emit(self.completed(turn, task.result()))
-            return
-        await self._settle(receipt, "failed")
-        message = f"{type(error).__name__}: {error}"
-        turn.emit(ErrorEvent(message=message[:2000], run_id=turn.run_id()))
-        turn.emit(self._failed_result(turn, "error"))
-
-    def _failed_result(self, turn: ActiveTurn, why: Any) -> ResultEvent:
-        return ResultEvent(
-            success=False, stop_reason=why, duration_ms=turn.duration_ms(), run_ids=turn.run_ids()
-        )
-
-    async def _settle(self, receipt: list[str], state: Any) -> None:
-        with contextlib.suppress(SessionStoreError):  # the turn's result is told regardless
-            await asyncio.to_thread(self.store.settle, receipt, state)
 
     async def _stored(self, call: Callable[..., _T], *args: Any) -> _T:
         """A store call in a worker thread, its refusals in the runtime's words."""
