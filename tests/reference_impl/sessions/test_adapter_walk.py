@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from conformance.adapter import (
     SessionOptions,
     SessionUnderTest,
 )
-from conformance.wire import Hold, ScriptedProvider, text, text_blocks, tool_call
+from conformance.wire import Dialect, Hold, ScriptedProvider, text, text_blocks, tool_call
 from reference_impl.conformance_adapter import ReferenceImplementation, implementation
 from tests.conftest import API_KEY
 
@@ -28,12 +29,13 @@ Open = Callable[..., "AsyncIterator[BackendUnderTest]"]
 
 @pytest.fixture
 def spec(loopback_provider: ScriptedProvider, tmp_path: Path) -> Callable[..., BackendSpec]:
-    def make(killable: bool = False) -> BackendSpec:
+    def make(killable: bool = False, **options: Any) -> BackendSpec:
         return BackendSpec(
             base_url=loopback_provider.base_url or "",
             api_key=API_KEY,
             store=str(tmp_path / "store"),
             killable=killable,
+            **options,
         )
 
     return make
@@ -132,11 +134,18 @@ async def test_new_sessions_are_new_conversations_and_resume_continues_exactly_o
     ]
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
+@pytest.mark.parametrize("dialect", list(Dialect), ids=lambda d: d.value)
 async def test_one_result_per_turn_with_its_full_text_tool_call_and_run_ids(
-    backend: BackendUnderTest, loopback_provider: ScriptedProvider
+    spec: Callable[..., BackendSpec],
+    loopback_provider: ScriptedProvider,
+    dialect: Dialect,
+    stream: bool,
 ) -> None:
     wire = loopback_provider
+    wire.dialect = dialect
     wire.script([tool_call("echo", {"text": "x"}), text_blocks("Done ", "twice."), text("Next.")])
+    backend = await implementation.open_backend(spec(dialect=dialect, stream=stream))
     agent_id = await backend.create_agent(SessionAgentSpec())
     session = await backend.resume_session(agent_id, SessionOptions(tools=("echo",)))
     await session.send("Echo x.")
@@ -149,8 +158,10 @@ async def test_one_result_per_turn_with_its_full_text_tool_call_and_run_ids(
     assert result.run_ids and all(
         getattr(e, "run_id", None) in result.run_ids for e in first.events[:-1]
     )
+    await backend.close()
     assert second_types == ["assistant", "result"]
     assert wire.wire.requests[1].messages[-1].text == "x"  # the tool ran, the model saw it
+    assert all(r.dialect is dialect and r.stream is stream for r in wire.wire.requests)
 
 
 async def test_queued_messages_each_run_in_order_and_one_can_be_removed(

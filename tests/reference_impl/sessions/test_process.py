@@ -17,7 +17,7 @@ from reference_impl._host_process import LISTENING
 from reference_impl.conformance_adapter import ReferenceImplementation
 from reference_impl.sessions import ResultEvent, SessionRuntime
 from reference_impl.sessions.client import SessionClient
-from reference_impl.store import AgentRecord, sqlite_runtime_store
+from reference_impl.store import AgentRecord, SessionFileError, sqlite_runtime_store
 from tests.conftest import API_KEY
 
 
@@ -78,3 +78,16 @@ async def test_a_runtime_subclass_is_served_by_import_path(
     await session.stream()
     await backend.close()
     assert wire.wire.last.system == "Be kind."
+
+
+async def test_a_store_that_is_not_ours_is_refused_untouched(
+    loopback_provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    (tmp_path / "sessions.db").write_text("not a database\n", encoding="utf-8")
+    spec = BackendSpec(
+        base_url=loopback_provider.base_url or "", api_key=API_KEY, store=str(tmp_path)
+    )
+    with pytest.raises(SessionFileError) as raised:
+        await ReferenceImplementation().open_backend(spec)
+    assert raised.value.reason == "not-sqlite"
+    assert (tmp_path / "sessions.db").read_text(encoding="utf-8") == "not a database\n"
