@@ -54,6 +54,9 @@ class ActiveTurn:
     task: asyncio.Task[Any] | None = None
     agent: Agent | None = None
     approvals: dict[str, PendingApproval] = field(default_factory=dict)
+    finishing: bool = False
+    """The model gave its final answer: only storing the turn is left, which an abort
+    no longer interrupts (so a turn is never told cancelled and stored all the same)."""
 
     def emit(self, event: SessionEvent) -> None:
         self.owner.event(event)

@@ -159,10 +159,11 @@ class SessionRuntime(TurnPlayer):
 
     async def abort(self, session: RuntimeSession) -> bool:
         """Cancel the conversation's turn in play (its model request with it); the queue
-        stays. False when no turn plays."""
+        stays. False when no turn plays, or when its final answer is in and only storing
+        it is left (too late: it completes)."""
         lane = self.lanes.get(session.conversation_id)
         turn = lane.active if lane is not None else None
-        if turn is None or turn.task is None or turn.task.done():
+        if turn is None or turn.task is None or turn.task.done() or turn.finishing:
             return False
         turn.task.cancel()
         return True

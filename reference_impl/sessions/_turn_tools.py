@@ -58,6 +58,8 @@ class EventedProvider:
         tools: Sequence[ToolSpec],
     ) -> ModelReply:
         reply = await self.inner.complete(model=model, system=system, turns=turns, tools=tools)
+        if not reply.tool_calls:
+            self.turn.finishing = True
         if reply.text:
             self.turn.emit(AssistantEvent(text=reply.text, run_id=self.turn.run_id()))
         return reply
