@@ -13,7 +13,7 @@ seams are listed in docs/reference.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .checkpoint import AgentRunCheckpoint, FoldedSpan, PendingQuestion
 from .context import Compaction, Window, shown_turns
@@ -211,7 +211,8 @@ class TurnLoop:
                 result, is_error = f"unknown tool {call.name!r}", True
             else:
                 try:
-                    result, is_error = await tool.call(self.ctx, call.arguments), False
+                    ctx = replace(self.ctx, tool_call_id=call.id)
+                    result, is_error = await tool.call(ctx, call.arguments), False
                 except AskPerson as ask:
                     return PendingQuestion(
                         tool_name=call.name, tool_call_id=call.id, question=ask.question

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.adapter import (
     JSON,
@@ -23,6 +23,7 @@ from conformance.adapter import (
     RunOutcome,
 )
 from conformance.adapter._hosting_types import HostSpec
+from conformance.adapter._session_types import BackendSpec
 from conformance.adapters._kit import (
     Refusal,
     provider_failure,
@@ -52,6 +53,9 @@ from .providers import (  # noqa: F401  (warmed here: see below)
     openai_chat,
     openai_responses,
 )
+
+if TYPE_CHECKING:
+    from .conformance_sessions import ReferenceBackend
 
 # The suite imports every dialect's SDK with the adapter, as it always did, so no law's
 # first call pays an SDK import inside its deadline; the host process (conformance_host)
@@ -158,6 +162,24 @@ HOSTING_CAPABILITIES = frozenset(
 )
 """What the reference host does (reference_impl/hosting/): every hosting law applies."""
 
+SESSION_CAPABILITIES = frozenset(
+    {
+        Capability.SESSIONS,
+        Capability.SESSION_ABORT,
+        Capability.SESSION_STATE,
+        Capability.SESSION_QUEUE_REMOVE,
+        Capability.SESSION_APPROVALS,
+        Capability.SESSION_MEMORY,
+        Capability.SESSION_MODEL,
+        Capability.SESSION_CLIENT_TOOLS,
+        Capability.SESSION_DROP,
+        Capability.SESSION_KILL,
+        Capability.CONVERSATIONS_API,
+    }
+)
+"""What the reference session runtime does (reference_impl/sessions/): every session law
+applies."""
+
 
 class ReferenceImplementation:
     name = "turnlaw reference_impl"
@@ -173,18 +195,26 @@ class ReferenceImplementation:
         name: str | None = None,
         host_class: str | None = None,
         hosting: bool = True,
+        sessions: bool = True,
+        session_runtime_class: str | None = None,
     ) -> None:
         """`agent_class` is the runtime: a runtime derived from the reference (the rogues
         in tests/rogues/) is tested through this same adapter, unchanged. `host_class`
         (`module:attr`, a StandingAgent subclass) is the host the hosting door starts;
         `hosting=False` declares no hosting at all (an agent-level rogue, whose kill run
-        need not start hosts)."""
+        need not start hosts). `session_runtime_class` (`module:attr`, a SessionRuntime
+        subclass) is the runtime the session door opens, in this process or spawned;
+        `sessions=False` declares no session capability (a rogue of another surface)."""
         self.agent_class = agent_class
         self.host_class = host_class
+        self.session_runtime_class = session_runtime_class
         if name is not None:
             self.name = name
-        if not hosting:
-            self.capabilities = frozenset(Capability) - HOSTING_CAPABILITIES
+        undeclared = (frozenset() if hosting else HOSTING_CAPABILITIES) | (
+            frozenset() if sessions else SESSION_CAPABILITIES
+        )
+        if undeclared:
+            self.capabilities = frozenset(Capability) - undeclared
 
     def provider_for(self, spec: AgentSpec) -> Any:
         """The model provider for this spec: the official SDK for its dialect."""
@@ -202,6 +232,13 @@ class ReferenceImplementation:
         """The reference host as a real process against the fake (the hosting door)."""
         agent_class = f"{self.agent_class.__module__}:{self.agent_class.__qualname__}"
         return await start_host_process(spec, agent_class=agent_class, host_class=self.host_class)
+
+    async def open_backend(self, spec: BackendSpec) -> ReferenceBackend:
+        """The reference session runtime on `spec.store` (the session door); its stack
+        (Starlette, uvicorn, websockets) is imported on first use."""
+        from .conformance_sessions import open_reference_backend
+
+        return await open_reference_backend(spec, runtime_class=self.session_runtime_class)
 
     async def damage_session(self, store: str, session_id: str) -> None:
         """Make one stored conversation unreadable, as a real store goes bad."""

@@ -1,6 +1,7 @@
 """Tools: what the model may call, and what a tool is told about the run.
 
-A tool sees `ctx.run_id` always, `ctx.session_id` when the run has one, and
+A tool sees `ctx.run_id` always, `ctx.tool_call_id` (the call it is answering),
+`ctx.session_id` when the run has one, and
 `ctx.identity` only when somebody *named* an identity — a namespace the runtime
 synthesized is never published, so absent keeps meaning "nobody named one".
 A tool pauses the run to ask a person by calling `ask_person(question)`.
@@ -22,6 +23,9 @@ class ToolContext:
     run_id: str
     session_id: str | None = None
     identity: Identity | None = None
+    tool_call_id: str | None = None
+    """The call this tool is answering (a runtime that asks someone else to run the tool,
+    or to approve it, names the call it asks about)."""
 
 
 class AskPerson(Exception):

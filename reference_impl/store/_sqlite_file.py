@@ -7,6 +7,13 @@ program's database, a later version's, or a file of no program at all is refused
 rather than read as "no sessions" or written into. Only a path that does not exist is
 a new store; it is built under a temporary name and linked into place, so a second
 process opening the same path at the same moment never sees it half-made.
+
+Schema 2 adds, beside the conversations, the session runtime's directory (agents,
+conversations, message receipts: `_directory.py`), so a turn's checkpoint and its
+receipt commit in one transaction. A schema-1 file keeps working: once it has passed
+every check, it is upgraded in place (the three tables added, the stamps moved to 2) in
+one transaction, so no reader ever sees it half-upgraded; a file that fails a check is
+refused untouched, as before.
 """
 
 from __future__ import annotations
@@ -22,26 +29,65 @@ from typing import Any, Final
 from ._errors import SessionFileError
 
 APPLICATION_ID: Final = 0x746C7373  # "tlss": turnlaw session store
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+UPGRADABLE: Final = frozenset({1})
+"""Older schema versions this one upgrades in place (see the module docstring)."""
 FORMAT: Final = "turnlaw-sessions"
 BUSY_TIMEOUT: Final = 10.0
 """Seconds a connection waits for another process's write lock before giving up."""
 
 IDENTITY_TABLE: Final = "turnlaw_store"
 TABLE: Final = "turnlaw_sessions"
-_SCHEMA: Final = (
+AGENTS: Final = "turnlaw_agents"
+CONVERSATIONS: Final = "turnlaw_conversations"
+RECEIPTS: Final = "turnlaw_receipts"
+_SCHEMA_1: Final = (
     f"CREATE TABLE {IDENTITY_TABLE} (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)",
     f"INSERT INTO {IDENTITY_TABLE} VALUES ('format', '{FORMAT}')",
-    f"INSERT INTO {IDENTITY_TABLE} VALUES ('schema', '{SCHEMA_VERSION}')",
+    f"INSERT INTO {IDENTITY_TABLE} VALUES ('schema', '1')",
     f"CREATE TABLE {TABLE} ("
     " session_id TEXT PRIMARY KEY NOT NULL,"
     " checkpoint TEXT NOT NULL,"
     " owner TEXT,"
     " revision INTEGER NOT NULL) WITHOUT ROWID",
 )
-_COLUMNS: Final = ("session_id", "checkpoint", "owner", "revision")
-_OURS: Final = frozenset(
+_SCHEMA_2: Final = (
+    f"CREATE TABLE {AGENTS} ("
+    " agent_id TEXT PRIMARY KEY NOT NULL,"
+    " record TEXT NOT NULL,"
+    " created INTEGER NOT NULL) WITHOUT ROWID",
+    f"CREATE TABLE {CONVERSATIONS} ("
+    " conversation_id TEXT PRIMARY KEY NOT NULL,"
+    " agent_id TEXT NOT NULL,"
+    " created INTEGER NOT NULL) WITHOUT ROWID",
+    f"CREATE INDEX {CONVERSATIONS}_by_agent ON {CONVERSATIONS} (agent_id, created)",
+    f"CREATE TABLE {RECEIPTS} ("
+    " receipt_id TEXT PRIMARY KEY NOT NULL,"
+    " conversation_id TEXT NOT NULL,"
+    " text TEXT NOT NULL,"
+    " state TEXT NOT NULL,"
+    " created INTEGER NOT NULL) WITHOUT ROWID",
+    f"CREATE INDEX {RECEIPTS}_by_conversation ON {RECEIPTS} (conversation_id, created)",
+    f"UPDATE {IDENTITY_TABLE} SET value = '2' WHERE key = 'schema'",
+)
+"""What schema 2 adds to schema 1: a new file runs both, an upgrade the second."""
+_COLUMNS: Final = {
+    TABLE: ("session_id", "checkpoint", "owner", "revision"),
+    AGENTS: ("agent_id", "record", "created"),
+    CONVERSATIONS: ("conversation_id", "agent_id", "created"),
+    RECEIPTS: ("receipt_id", "conversation_id", "text", "state", "created"),
+}
+_OURS_1: Final = frozenset(
     {IDENTITY_TABLE, TABLE, f"sqlite_autoindex_{IDENTITY_TABLE}_1", f"sqlite_autoindex_{TABLE}_1"}
+)
+_OURS: Final = (
+    _OURS_1
+    | {
+        name
+        for table in (AGENTS, CONVERSATIONS, RECEIPTS)
+        for name in (table, f"sqlite_autoindex_{table}_1")
+    }
+    | {f"{CONVERSATIONS}_by_agent", f"{RECEIPTS}_by_conversation"}
 )
 _HEADER: Final = b"SQLite format 3\x00"
 FAILURES: Final = (sqlite3.Error, UnicodeDecodeError)
@@ -144,7 +190,7 @@ def _check(path: str, connection: sqlite3.Connection) -> None:
             f"written by a later turnlaw (schema version {version}; this one reads "
             f"{SCHEMA_VERSION}); upgrade turnlaw to read it",
         )
-    if version < 1 or not names <= _OURS or not _has_our_tables(connection):
+    if version < 1 or not names <= _ours(version) or not _has_our_tables(connection, version):
         raise SessionFileError(
             path, "corrupt", f"stamped as turnlaw sessions, but its schema (v{version}) is broken"
         )
@@ -156,15 +202,41 @@ def _check(path: str, connection: sqlite3.Connection) -> None:
     if mode.lower() != "wal":  # ours are made WAL; a copy may have lost it
         connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=FULL")  # a committed turn survives power loss too
+    if version in UPGRADABLE:
+        _upgrade(connection)
 
 
-def _has_our_tables(connection: sqlite3.Connection) -> bool:
-    columns = tuple(_text(row[1]) for row in connection.execute(f"PRAGMA table_info({TABLE})"))
+def _ours(version: int) -> frozenset[str]:
+    return _OURS_1 if version == 1 else _OURS
+
+
+def _has_our_tables(connection: sqlite3.Connection, version: int) -> bool:
+    tables = (TABLE,) if version == 1 else tuple(_COLUMNS)
+    for table in tables:
+        columns = tuple(_text(row[1]) for row in connection.execute(f"PRAGMA table_info({table})"))
+        if columns != _COLUMNS[table]:
+            return False
     identity = dict(
         (_text(key), _text(value))
         for key, value in connection.execute(f"SELECT key, value FROM {IDENTITY_TABLE}")
     )
-    return columns == _COLUMNS and identity.get("format") == FORMAT
+    return identity.get("format") == FORMAT
+
+
+def _upgrade(connection: sqlite3.Connection) -> None:
+    """Schema 1 → 2 in one transaction. Under the write lock the version is read again:
+    another process may have upgraded the file since it was checked."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        if _scalar(connection, "PRAGMA user_version") in UPGRADABLE:
+            for statement in _SCHEMA_2:
+                connection.execute(statement)
+            connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
 
 
 def _create(path: str) -> None:
@@ -183,7 +255,7 @@ def _create(path: str) -> None:
         with closing(sqlite3.connect(scratch, isolation_level=None)) as connection:
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("BEGIN IMMEDIATE")
-            for statement in _SCHEMA:
+            for statement in (*_SCHEMA_1, *_SCHEMA_2):
                 connection.execute(statement)
             connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

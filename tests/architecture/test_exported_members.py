@@ -27,6 +27,8 @@ PUBLIC_PACKAGES = [
     "conformance.wire",
     "reference_impl",
     "reference_impl.hosting",
+    "reference_impl.sessions",
+    "reference_impl.sessions.client",
     "reference_impl.store",
 ]
 

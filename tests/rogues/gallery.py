@@ -60,6 +60,7 @@ class Rogue:
             name=f"rogue {self.id}",
             host_class=self.host_class,
             hosting=self.host is not None,
+            sessions=False,
         )
 
 

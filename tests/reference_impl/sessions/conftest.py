@@ -1,0 +1,64 @@
+"""The session runtime in the test's own event loop (uvicorn on a real loopback socket)
+against the loopback fake, and its client over real HTTP and WebSocket connections."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.wire import ScriptedProvider
+from reference_impl import make_provider
+from reference_impl.sessions import ServedSessions, SessionRuntime, serve_sessions
+from reference_impl.sessions.client import ClientTool, SessionClient
+from reference_impl.store import sqlite_runtime_store
+from tests.conftest import API_KEY
+
+MODEL = "sessions-model"
+
+Runtime = Callable[..., Any]
+
+
+@pytest.fixture
+def runtime(loopback_provider: ScriptedProvider, tmp_path: Path) -> Runtime:
+    """`async with runtime(store=..., runtime_class=..., provider=...) as (served, client)`:
+    a session runtime on a fresh store (`store=` to reuse one)."""
+
+    @asynccontextmanager
+    async def serve(
+        *,
+        store: Path | None = None,
+        runtime_class: type[SessionRuntime] = SessionRuntime,
+        provider: Any = None,
+    ) -> AsyncIterator[tuple[ServedSessions, SessionClient]]:
+        model_api = provider or make_provider(
+            "openai-chat", base_url=loopback_provider.base_url, api_key=API_KEY
+        )
+        core = runtime_class(
+            store=sqlite_runtime_store(store or tmp_path / "sessions.db"),
+            provider=model_api,
+            model=MODEL,
+        )
+        async with serve_sessions(core) as served, SessionClient(served.url) as client:
+            yield served, client
+
+    return serve
+
+
+def echo_tool(calls: list[dict[str, Any]] | None = None) -> ClientTool:
+    """The catalog's echo as a client tool, recording its calls."""
+
+    def run(arguments: dict[str, Any]) -> str:
+        if calls is not None:
+            calls.append(arguments)
+        return str(arguments.get("text", ""))
+
+    return ClientTool(
+        name="echo",
+        fn=run,
+        description="Echo the text back.",
+        parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+    )
