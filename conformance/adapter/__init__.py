@@ -5,11 +5,12 @@ own API and reports what the runtime did: its answers, its checkpoints (as plain
 and its refusals, mapped to the suite's own kinds. The suite judges the wire, so an
 adapter that papered over a runtime's mistake would only be caught lying there.
 
-`AGENT` is the agent surface's op table, the one definition of its calls, and `HOST`
-(with `DAMAGE_SESSION`) the hosting door's; the Protocol classes `Implementation`,
-`AgentUnderTest`, `HostingImplementation` and `HostUnderTest` are written out for type
-checkers, and so are the session door's (`SessionImplementation`, `BackendUnderTest`,
-`SessionUnderTest`; its values in `_session_types.py`, docs/sessions.md).
+`AGENT` is the agent surface's op table, the one definition of its calls, `HOST`
+(with `DAMAGE_SESSION`) the hosting door's, and `BACKEND` and `SESSION` the session
+door's (docs/sessions.md; its values in `_session_types.py`); the Protocol classes
+`Implementation`, `AgentUnderTest`, `HostingImplementation`, `HostUnderTest`,
+`SessionImplementation`, `BackendUnderTest` and `SessionUnderTest` are written out for
+type checkers, and tests hold them to the tables.
 """
 
 from ..wire.ir import Dialect
@@ -25,6 +26,7 @@ from ._protocols import (
     SessionImplementation,
     SessionUnderTest,
 )
+from ._session_surface import BACKEND, SESSION, session_call_deadline
 from ._session_types import (
     ApprovalRequestEvent,
     AssistantEvent,
@@ -71,9 +73,11 @@ from .surface import Op, Surface, unserializable
 
 __all__ = [
     "AGENT",
+    "BACKEND",
     "DAMAGE_SESSION",
     "HOST",
     "JSON",
+    "SESSION",
     "AbandonedPause",
     "AgentSpec",
     "AgentUnderTest",
@@ -126,5 +130,6 @@ __all__ = [
     "ToolName",
     "ToolResultEvent",
     "loopback_problem",
+    "session_call_deadline",
     "unserializable",
 ]

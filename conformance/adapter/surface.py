@@ -4,8 +4,11 @@ Each `Op` says, once, the call's name, its parameters, the type it answers with,
 capability it needs and the refusals it may raise. The stdio request models, the JSON
 Schema, the stdio client and server and the runner's guard are all derived from it, so
 adding an op is one entry here plus each runtime's own mapping. A surface (the agent's,
-and later the host's and the session's) is a `Surface`: a table, the instance it opens,
-and the Protocol class written for type checkers, which a test holds to the table.
+the host's, the session door's backend and session) is a `Surface`: a table, the
+instance it opens, and the Protocol class written for type checkers, which a test holds
+to the table. An instance is opened by a method of the implementation (`create`), or by
+an op of another surface's instance (`Op.opens`: the backend's `create_session` opens a
+session).
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ import types
 import typing
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Generic, TypeVar, Union, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from ._types import Capability, RefusalKind
@@ -32,7 +35,10 @@ class Op:
     written under --validate-protocol (None: the reply carries nothing). `capability`
     and `refusals` document the op in the schema and the docs; the runner gates laws,
     not calls, by capability, and a refusal's kind is judged by the laws that expect it,
-    so neither is enforced per call."""
+    so neither is enforced per call. `opens` is the surface whose instance the op
+    answers with, when an instance's op opens another surface's instance (the backend's
+    `create_session` opens a session): its stdio request then names the new instance's
+    handle too, and every client wraps the instance as that surface's."""
 
     name: str
     params: type[BaseModel]
@@ -42,6 +48,7 @@ class Op:
     refusals: frozenset[RefusalKind] = frozenset()
     doc: str = ""
     stdio_op: str = ""
+    opens: Surface[Any] | None = None
 
     @property
     def op(self) -> str:
@@ -111,8 +118,11 @@ class Op:
 
         The check is the one the guard has always made, now read off the type: the value
         is of one of the types `returns` names (no coercion: the law sees the adapter's
-        own object), and whatever the type leaves open (`Any`: a checkpoint) can at least
-        be written as JSON. None (close) is not checked: the suite ignores it."""
+        own object), a list's items are of its item type, a model holds what its fields
+        say (one built without validation, `model_construct`, is checked as if it had
+        been), and whatever the type leaves open (`Any`: a checkpoint, a tool call's
+        arguments) can at least be written as JSON. Each problem is named by its path
+        (`stream().events[0].text`). None (close) is not checked: the suite ignores it."""
         if self.returns is None:
             return None
         call = f"{self.name}()"
@@ -120,6 +130,12 @@ class Op:
         if members is not None and not any(_is(value, m) for m in members):
             expected = " or ".join(_named(m) for m in members)
             return call, f"returned {_a(type(value).__qualname__)}, not {expected}"
+        for member in members or ():
+            if _is(value, member):
+                problem = _items_problem(member, value, call) or _model_problem(value, call)
+                if problem:
+                    return call, problem
+                break
         for where, inner in _open_parts(self.returns, value, call):
             problem = unserializable(inner, where)
             if problem:  # it names the place itself: `run().checkpoint['h'][0] ...`
@@ -127,16 +143,20 @@ class Op:
         return None
 
 
+SurfaceCreate = TypeVar("SurfaceCreate", bound="Op | None")
+
+
 @dataclass(frozen=True)
-class Surface:
+class Surface(Generic[SurfaceCreate]):
     """A table of ops on one kind of instance: `create` opens it (a method of the
-    implementation, its result the instance), `methods` are the instance's calls, and
+    implementation, its result the instance; None for a surface whose instances only
+    another surface's ops open, `Op.opens`), `methods` are the instance's calls, and
     `close` (its last method) ends it. Every request names the instance by `handle`."""
 
     name: str
     handle: str
     protocol: type
-    create: Op
+    create: SurfaceCreate
     methods: tuple[Op, ...]
     close: Op
     by_op: dict[str, Op] = field(init=False, repr=False, compare=False)
@@ -146,8 +166,9 @@ class Surface:
         object.__setattr__(self, "by_op", {op.op: op for op in self.ops()})
 
     def ops(self) -> Iterator[Op]:
-        """Every op, in the order of the protocol: create, the methods, close."""
-        yield self.create
+        """Every op, in the order of the protocol: create (if any), the methods, close."""
+        if self.create is not None:
+            yield self.create
         yield from self.methods
         yield self.close
 
@@ -158,9 +179,9 @@ class Surface:
     def derive_methods(self, cls: type, through: str, *, close: bool = True) -> None:
         """Give `cls` the instance's methods, each `self.<through>(op, args, kwargs)`.
 
-        How every client of a surface (the guard, the stdio connector, the coming host
-        client) gets the Protocol's methods from the table: one generic call path, and
-        methods named and documented as the table says. `close=False` leaves `close` to
+        How every client of a surface (the guard, the stdio connector, the fixtures)
+        gets the Protocol's methods from the table: one generic call path, and methods
+        named and documented as the table says. `close=False` leaves `close` to
         a class that writes its own."""
         for op in self.instance_ops() if close else self.methods:
             setattr(cls, op.name, _method(cls.__name__, op, through))
@@ -241,14 +262,74 @@ def _a(name: str) -> str:
 
 
 def _open_parts(tp: Any, value: Any, path: str) -> Iterator[tuple[str, Any]]:
-    """The parts of `value` its type leaves open (typed `Any`), by their path."""
+    """The parts of `value` its type leaves open (typed `Any`), by their path: the whole
+    of it, or the `Any` fields of the models it is or holds, at any depth."""
     if _members(tp) is None:
         yield path, value
         return
-    for member in _members(tp) or ():
-        cls = get_origin(member) or member
-        if isinstance(cls, type) and issubclass(cls, BaseModel) and isinstance(value, cls):
-            for name, info in cls.model_fields.items():
-                if _bare(info.annotation) is Any:
-                    yield f"{path}.{name}", getattr(value, name)
-            return
+    yield from _open_fields(value, path)
+
+
+def _open_fields(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, BaseModel):
+        for name, info in type(value).model_fields.items():
+            inner = getattr(value, name, None)
+            if _bare(info.annotation) is Any:
+                yield f"{path}.{name}", inner
+            else:
+                yield from _open_fields(inner, f"{path}.{name}")
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _open_fields(item, f"{path}[{index}]")
+
+
+def _items_problem(member: Any, value: Any, path: str) -> str | None:
+    """The first item of a `list[T]` result that is no T (T a class), by its path."""
+    if get_origin(member) is not list or not isinstance(value, list):
+        return None
+    (item_type,) = get_args(member) or (Any,)
+    item_type = _bare(item_type)
+    if not isinstance(item_type, type):
+        return None
+    for index, item in enumerate(value):
+        if not isinstance(item, item_type):
+            return f"{path}[{index}] is {_a(type(item).__qualname__)}, not {_named(item_type)}"
+    return None
+
+
+def _model_problem(value: Any, path: str) -> str | None:
+    """The first field of a model (or of a list's models) that breaks its type, by its
+    path: the model is dumped and validated again, so one built with `model_construct`
+    (no validation) is held to its fields too."""
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if problem := _model_problem(item, f"{path}[{index}]"):
+                return problem
+        return None
+    if not isinstance(value, BaseModel):
+        return None
+    dumped = value.model_dump(warnings=False, by_alias=True, round_trip=True)
+    try:
+        type(value).model_validate(dumped)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        given = repr(first.get("input"))
+        given = given if len(given) <= 80 else given[:80] + "…"
+        return f"{_located(path, dumped, first['loc'])}: {first['msg']} (given {given})"
+    return None
+
+
+def _located(path: str, data: Any, loc: tuple[int | str, ...]) -> str:
+    """A validation error's location as a path into the dumped data: `[0]` for an
+    index, `.name` for a field; a discriminated union's tag (which pydantic puts in the
+    location, but the data does not hold) is left out."""
+    for part in loc:
+        if isinstance(part, int) and isinstance(data, list | tuple) and part < len(data):
+            path, data = f"{path}[{part}]", data[part]
+        elif isinstance(data, dict) and part in data:
+            path, data = f"{path}.{part}", data[part]
+        elif isinstance(data, dict) and data.get("type") == part:
+            continue  # the tag of the union member the item was read as
+        else:
+            path, data = f"{path}.{part}", None
+    return path

@@ -1,8 +1,10 @@
 """What a law test imports: the one surface between the laws and the rest of the suite.
 
 A law reads like the seed's sentence it checks, so everything it needs is named here:
-the adapter protocol's types, the fake and its script steps, the fixtures' types and
-key, `LawViolation` for a test that judges several laws, premises, and the seed's
+the adapter protocol's types (the session door's values and Protocols included), the
+fake and its script steps, the fixtures' types and key (`new_backend`'s
+`BackendFactory` and `RunningBackend`), `LawViolation` for a test that judges several
+laws, premises (and `case_needs`, for a case needing a capability), and the seed's
 walkthrough messages. Law modules import nothing else from `conformance`
 (tests/architecture/test_law_imports.py checks it), so the runner's internals can change
 without touching a law, and a law author never learns them.
@@ -19,23 +21,48 @@ import pytest
 from ..adapter import (
     AgentSpec,
     AgentUnderTest,
+    ApprovalRequestEvent,
+    AssistantEvent,
+    BackendSpec,
+    BackendUnderTest,
+    BreakHow,
     Capability,
     CompactionSpec,
+    ErrorEvent,
     HostSpec,
     IdentitySpec,
     Implementation,
+    PassEnd,
+    PendingApproval,
+    QueueEvent,
+    ReasoningEvent,
     RefusalKind,
     Refused,
+    ResultEvent,
+    RetryEvent,
     RunFailed,
     RunOutcome,
+    SessionAgentSpec,
+    SessionEvent,
+    SessionIds,
+    SessionImplementation,
+    SessionOptions,
+    SessionState,
+    SessionUnderTest,
+    StoredMessage,
+    StreamPass,
+    ToolCallEvent,
+    ToolResultEvent,
 )
 from ..errors import AdapterFailure as _AdapterFailure
 from ..errors import AdapterReportedError as _AdapterReportedError
 from ..hosting import AwaitingQuestion, HostClient, HostReply, HostUnreachable, NotTheWire
 from ..replay.hypothesis_examples import reproducing
+from ..runner.capability_words import needs_sentence as _needs_sentence
 from ..runner.fixtures import FAKE_KEY, AgentFactory
 from ..runner.host_fixtures import HostFactory, RunningHost
 from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
+from ..runner.session_fixtures import BackendFactory, RunningBackend
 from ..wire import (
     Call,
     Exchange,
@@ -81,6 +108,17 @@ def declares(implementation: Implementation, capability: Capability) -> bool:
     """Does the implementation declare `capability`? (A law needing an undeclared one
     is skipped by the runner; this is for a law whose *details* depend on one.)"""
     return str(capability) in {str(c) for c in implementation.capabilities}
+
+
+def case_needs(implementation: Implementation, *capabilities: Capability, case: str) -> None:
+    """End this case NOT_APPLICABLE unless the implementation declares every one of
+    `capabilities`: for a law whose single cases need more than the law does (breaking
+    a connection by `drop` needs session_drop, by `kill` session_kill). `case` says
+    what the case does, as the report shows it: "breaking a connection by dropping it
+    needs the session_drop capability"."""
+    missing = [c.value for c in capabilities if not declares(implementation, c)]
+    if missing:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}{case} {_needs_sentence(missing)}")
 
 
 def premise(law: str, holds: bool, message: str) -> None:
@@ -250,11 +288,18 @@ __all__ = [
     "AgentFactory",
     "AgentSpec",
     "AgentUnderTest",
+    "ApprovalRequestEvent",
+    "AssistantEvent",
     "AwaitingQuestion",
+    "BackendFactory",
+    "BackendSpec",
+    "BackendUnderTest",
+    "BreakHow",
     "Call",
     "Capability",
     "CompactionSpec",
     "Dialect",
+    "ErrorEvent",
     "Exchange",
     "Fault",
     "Hold",
@@ -268,20 +313,39 @@ __all__ = [
     "LawViolation",
     "MintedValues",
     "NotTheWire",
+    "PassEnd",
+    "PendingApproval",
     "PremiseNotMet",
+    "QueueEvent",
     "React",
+    "ReasoningEvent",
     "RefusalKind",
     "Refused",
     "RequestIR",
+    "ResultEvent",
+    "RetryEvent",
     "RunFailed",
     "RunOutcome",
+    "RunningBackend",
     "RunningHost",
     "ScriptedProvider",
+    "SessionAgentSpec",
+    "SessionEvent",
+    "SessionIds",
+    "SessionImplementation",
+    "SessionOptions",
+    "SessionState",
+    "SessionUnderTest",
     "Step",
+    "StoredMessage",
     "StreamError",
+    "StreamPass",
     "Text",
+    "ToolCallEvent",
     "ToolCalls",
+    "ToolResultEvent",
     "calling",
+    "case_needs",
     "declares",
     "long_turn",
     "numbered_calls",

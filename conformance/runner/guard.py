@@ -19,9 +19,7 @@ that is left to the law's test to FAIL.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable
-from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, cast
 
 from ..adapter import (
     AGENT,
@@ -29,6 +27,8 @@ from ..adapter import (
     HOST,
     AgentSpec,
     AgentUnderTest,
+    BackendSpec,
+    BackendUnderTest,
     Capability,
     HostSpec,
     HostUnderTest,
@@ -37,40 +37,9 @@ from ..adapter import (
     loopback_problem,
     unserializable,
 )
-from ..errors import AdapterContractError, AdapterTimeout, DeclaredButMissing
-
-T = TypeVar("T")
-
-
-@runtime_checkable
-class OwnsCallDeadline(Protocol):
-    """An implementation that enforces each call's deadline itself (the same
-    `--call-timeout` times `--timeout-multiplier`) and cleans up after a miss: the
-    guard then sets no deadline of its own."""
-
-    owns_call_deadline: Literal[True]
-
-
-async def within_deadline(
-    name: str, call: Awaitable[T], timeout: float | None, declared: frozenset[str]
-) -> T:
-    """Await one adapter call under its deadline (None: the implementation keeps it),
-    translating the two ways it can fail that are the harness's business."""
-    try:
-        return await asyncio.wait_for(call, timeout)
-    except TimeoutError as error:
-        if isinstance(error, AdapterTimeout) or timeout is None:
-            raise  # already a deadline's own report (the implementation's, if it keeps it)
-        raise AdapterTimeout(
-            f"Timeout: the adapter's {name}() did not return within {timeout:g} s "
-            "(raise --call-timeout or --timeout-multiplier if the runtime is just slow)"
-        ) from None
-    except NotImplementedError as error:
-        raise DeclaredButMissing(
-            f"{name}() raised NotImplementedError, but the implementation declares "
-            f"{sorted(declared)}: a declared capability must work, or be left out "
-            "(then its laws are NOT_APPLICABLE)"
-        ) from error
+from ..errors import AdapterContractError, DeclaredButMissing
+from .deadlines import HOST_START_FACTOR, OwnsCallDeadline, within_deadline
+from .session_guard import open_guarded_backend
 
 
 class GuardedAgent:
@@ -102,7 +71,8 @@ AGENT.derive_methods(GuardedAgent, "call")
 
 
 class GuardedImplementation:
-    """The implementation under test, handing out guarded agents and hosts."""
+    """The implementation under test, handing out guarded agents, hosts and backends
+    (the session door's guard: `session_guard.py`)."""
 
     def __init__(self, inner: Implementation, timeout: float) -> None:
         self.inner = inner
@@ -138,10 +108,9 @@ class GuardedImplementation:
         declared = frozenset(str(c) for c in self.capabilities)
         await damage_guarded(self.inner, store, session_id, self.timeout, declared)
 
-
-HOST_START_FACTOR = 4
-"""A host start gets this many call deadlines: it is a process of its own, importing as
-much as an adapter does (a stdio connector gives it its start-up deadline likewise)."""
+    async def open_backend(self, spec: BackendSpec) -> BackendUnderTest:
+        declared = frozenset(str(c) for c in self.capabilities)
+        return await open_guarded_backend(self.inner, spec, self.timeout, declared)
 
 
 class GuardedHost:
@@ -211,6 +180,7 @@ async def damage_guarded(
 
 
 __all__ = [
+    "HOST_START_FACTOR",
     "GuardedAgent",
     "GuardedHost",
     "GuardedImplementation",

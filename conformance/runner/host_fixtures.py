@@ -33,8 +33,8 @@ from ..pytest_plugin import session_redactor
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from .capability_words import needs_sentence
+from .deadlines import within_deadline
 from .fixtures import FAKE_KEY
-from .guard import within_deadline
 from .outcomes import NOT_APPLICABLE_PREFIX
 
 HOST_FIELDS = frozenset(HostSpec.model_fields) - {"agent"}

@@ -56,6 +56,7 @@ the user configured for pytest-timeout wins."""
 pytest_plugins = (
     "conformance.runner.fixtures",
     "conformance.runner.host_fixtures",
+    "conformance.runner.session_fixtures",
     "conformance.stdio.runner_hooks",
     "conformance.replay.capture",
 )

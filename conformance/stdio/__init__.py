@@ -13,7 +13,14 @@ from ..errors import (
     AdapterStopped,
     AdapterTimeout,
 )
-from .connector import ConnectorOptions, StdioAgent, StdioImplementation, start_command
+from .connector import (
+    ConnectorOptions,
+    StdioAgent,
+    StdioBackend,
+    StdioImplementation,
+    StdioSession,
+    start_command,
+)
 from .protocol import PROTOCOL_VERSION
 
 __all__ = [
@@ -27,6 +34,8 @@ __all__ = [
     "AdapterTimeout",
     "ConnectorOptions",
     "StdioAgent",
+    "StdioBackend",
     "StdioImplementation",
+    "StdioSession",
     "start_command",
 ]

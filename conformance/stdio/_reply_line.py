@@ -4,7 +4,10 @@ JSON is parsed by pydantic-core (jiter): strict UTF-8, no lone surrogate escapes
 NaN or Infinity, and nesting limited to `MAX_DEPTH` levels, where the standard
 library's parser would recurse until the thread's stack ran out. Types are strict
 (`"seq": "1"` is not seq 1, `"yes"` is not true); only unknown fields are forgiven,
-and only without --validate-protocol.
+and only without --validate-protocol. The session door's results (conformance.adapter
+.BACKEND and SESSION) are read as JSON in pydantic's strict mode, their unknown fields
+ignored unless validating: their models are the contract's own (unknown fields
+forbidden), and their booleans and numbers must not be read from strings.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 
-from ..adapter import AGENT, DAMAGE_SESSION, HOST
+from ..adapter import AGENT, BACKEND, DAMAGE_SESSION, HOST, SESSION
 from .protocol import REPLIES, RESULTS, Reply, StartResult
 
 MAX_DEPTH = 200
@@ -35,10 +38,17 @@ LENIENT_RESULTS: dict[str, TypeAdapter[Any]] = {
     # Python type, a running host, is what the connector builds from the reply
     **{op.op: op.strict_results() for op in HOST.ops()},
     DAMAGE_SESSION.op: TypeAdapter(Any),
+    **{op.op: op.lenient_results() for surface in (BACKEND, SESSION) for op in surface.ops()},
     "stop": TypeAdapter(Any),
 }
 """Without --validate-protocol: the Python type of each op's result (conformance.adapter
 .AGENT), so unknown fields are ignored; types stay strict (`"no"` is no boolean)."""
+
+_READ_AS_JSON = frozenset(
+    op.op for surface in (BACKEND, SESSION) for op in surface.ops() if op.reply is not None
+)
+"""The session door's ops with a result, which `read_result` reads as strict JSON in
+either mode (their lenient entries above serve only what reads the table directly)."""
 
 _HINTS = {
     "recursion limit exceeded": f"nested deeper than {MAX_DEPTH} levels",
@@ -85,6 +95,10 @@ def read_reply(raw: bytes, *, validate: bool) -> Reply:
 
 def read_result(op: str, result: Any, *, validate: bool) -> Any:
     """An ok reply's result, as the type `op` answers with; ValidationError if not."""
+    if op in _READ_AS_JSON:
+        return RESULTS[op].validate_json(
+            to_json(result), strict=True, extra=None if validate else "ignore"
+        )
     return (RESULTS if validate else LENIENT_RESULTS)[op].validate_python(result)
 
 

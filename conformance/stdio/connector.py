@@ -6,7 +6,8 @@ one. One process serves the whole session. When it dies, the request that was wa
 fails as a CRASH with the tail of its stderr; the next request starts it again (after
 at most `max_restarts` crashes or protocol errors), replaying `start` and the
 `agent.create` of every agent still open, so later tests still have an adapter to talk
-to.
+to. Backends and sessions (the session door, `_sessions.py`) are not replayed: they are
+the runtime's processes and connections, and went with the adapter.
 
 The connector owns each call's deadline (the runner's guard leaves it to it): a request
 that misses it, or whose caller gave up on it, cannot be withdrawn from the adapter, so
@@ -31,6 +32,8 @@ from ..adapter import (
     DAMAGE_SESSION,
     AgentSpec,
     AgentUnderTest,
+    BackendSpec,
+    BackendUnderTest,
     Capability,
     Delivery,
     HostSpec,
@@ -52,6 +55,7 @@ from ._channel import Channel, open_channel, outcome_of
 from ._host import StdioHost
 from ._process import MAX_LINE
 from ._reply_line import UnreadableReply, read_reply
+from ._sessions import StdioBackend, StdioSession, open_stdio_backend
 from ._stderr import StderrTail
 from .protocol import (
     DamageSessionRequest,
@@ -148,6 +152,16 @@ class StdioImplementation:
         """The running adapter's pid, also the id of its process group (None if none)."""
         channel = self._channel
         return channel.process.pid if channel is not None else None
+
+    @property
+    def channel(self) -> Channel | None:
+        """The channel to the adapter process started last (None before the first)."""
+        return self._channel
+
+    def mint_handle(self, prefix: str) -> str:
+        """A new handle for an instance the suite opens: `prefix` and a number never used
+        before in this session (`a1`, `h2`, `b3`, `s4`)."""
+        return f"{prefix}{next(self._handles)}"
 
     # --- process lifetime ------------------------------------------------------------
 
@@ -304,7 +318,7 @@ class StdioImplementation:
     # --- Implementation ----------------------------------------------------------------
 
     async def create_agent(self, spec: AgentSpec) -> AgentUnderTest:
-        handle = f"a{next(self._handles)}"
+        handle = self.mint_handle("a")
         self._open[handle] = spec
         try:
             await self.call(
@@ -328,7 +342,7 @@ class StdioImplementation:
     async def start_host(self, spec: HostSpec) -> HostUnderTest:
         """`host.start`, under the start-up deadline: a host is a process of its own,
         which may import as much as the adapter did."""
-        handle = f"h{next(self._handles)}"
+        handle = self.mint_handle("h")
         started = await self.call(
             lambda seq: host_request("host.start", seq=seq, host=handle, spec=spec),
             timeout=self.options.start_timeout,
@@ -358,6 +372,12 @@ class StdioImplementation:
             )
         )
 
+    # --- the session door ---------------------------------------------------------------
+
+    async def open_backend(self, spec: BackendSpec) -> BackendUnderTest:
+        """`backend.open`; the backend's calls and its sessions' are `_sessions.py`'s."""
+        return await open_stdio_backend(self, spec)
+
 
 def start_command(spec: str, options: ConnectorOptions | None = None) -> StdioImplementation:
     """`cmd:...` -> a started implementation (raises AdapterFailure when it cannot)."""
@@ -370,7 +390,9 @@ __all__ = [
     "CommandSpecError",
     "ConnectorOptions",
     "StdioAgent",
+    "StdioBackend",
     "StdioImplementation",
+    "StdioSession",
     "parse_command",
     "start_command",
 ]

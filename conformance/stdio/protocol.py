@@ -28,8 +28,10 @@ from pydantic import (
 
 from ..adapter import (
     AGENT,
+    BACKEND,
     DAMAGE_SESSION,
     HOST,
+    SESSION,
     AbandonedPause,
     Capability,
     CompactionTrigger,
@@ -109,6 +111,43 @@ class HostRequest(_Message):
     host: HostHandle
 
 
+BackendHandle = Annotated[
+    str,
+    Field(min_length=1, description="The connector's name for a backend, set by backend.open."),
+]
+SessionHandle = Annotated[
+    str,
+    Field(
+        min_length=1,
+        description="The connector's name for a session, set by backend.create_session or "
+        "backend.resume_session.",
+    ),
+]
+
+
+class BackendRequest(_Message):
+    """A request of the backend surface (conformance.adapter.BACKEND): its `op`, `seq`,
+    the `backend` it names, then the op's parameters (an op opening a session names the
+    new `session` first). Only an adapter declaring `sessions` is sent one."""
+
+    op: str
+    seq: Seq
+    backend: BackendHandle
+
+
+class SessionRequest(_Message):
+    """A request of the session surface (conformance.adapter.SESSION): its `op`, `seq`,
+    the `session` it names, then the op's parameters."""
+
+    op: str
+    seq: Seq
+    session: SessionHandle
+
+
+_HANDLES: dict[str, Any] = {"session": SessionHandle}
+"""The handle of each surface another surface's op opens (`Op.opens`)."""
+
+
 class ImplementationRequest(_Message):
     """A request to the implementation itself, naming no agent or host
     (`damage_session`)."""
@@ -119,7 +158,10 @@ class ImplementationRequest(_Message):
 
 def _request_model(op: Op, base: type[M]) -> type[M]:
     name = "".join(part.title() for part in op.op.replace(".", "_").split("_")) + "Request"
-    fields: dict[str, Any] = {n: (f.annotation, f) for n, f in op.fields.items()}
+    fields: dict[str, Any] = {}
+    if op.opens is not None:  # the new instance's handle, chosen by the connector
+        fields[op.opens.handle] = (_HANDLES[op.opens.handle], ...)
+    fields.update({n: (f.annotation, f) for n, f in op.fields.items()})
     literal: Any = Literal.__getitem__(op.op)
     model: type[M] = create_model(
         name,
@@ -144,6 +186,16 @@ HOST_REQUESTS: dict[str, type[HostRequest]] = {
 """The request model of each host op, by its `op` string."""
 
 DamageSessionRequest = _request_model(DAMAGE_SESSION, ImplementationRequest)
+
+BACKEND_REQUESTS: dict[str, type[BackendRequest]] = {
+    op.op: _request_model(op, BackendRequest) for op in BACKEND.ops()
+}
+"""The request model of each backend op, by its `op` string."""
+
+SESSION_REQUESTS: dict[str, type[SessionRequest]] = {
+    op.op: _request_model(op, SessionRequest) for op in SESSION.ops()
+}
+"""The request model of each session op, by its `op` string."""
 
 
 def agent_request(op: str, **fields: Any) -> AgentRequest:
@@ -170,6 +222,22 @@ def host_request(op: str, **fields: Any) -> HostRequest:
     return HOST_REQUESTS[op].model_validate({"op": op, **fields})
 
 
+def backend_request(op: str, **fields: Any) -> BackendRequest:
+    """The request for backend op `op` (its stdio `op` string), built from its fields."""
+    return BACKEND_REQUESTS[op].model_validate({"op": op, **fields})
+
+
+def session_request(op: str, **fields: Any) -> SessionRequest:
+    """The request for session op `op` (its stdio `op` string), built from its fields."""
+    return SESSION_REQUESTS[op].model_validate({"op": op, **fields})
+
+
+BackendOpenRequest = BACKEND_REQUESTS["backend.open"]
+BackendCreateSessionRequest = BACKEND_REQUESTS["backend.create_session"]
+BackendResumeSessionRequest = BACKEND_REQUESTS["backend.resume_session"]
+SessionStreamRequest = SESSION_REQUESTS["session.stream"]
+
+
 class StopRequest(_Message):
     """Last request: reply, then exit with status 0."""
 
@@ -178,7 +246,15 @@ class StopRequest(_Message):
 
 
 if TYPE_CHECKING:
-    Request = StartRequest | AgentRequest | HostRequest | ImplementationRequest | StopRequest
+    Request = (
+        StartRequest
+        | AgentRequest
+        | HostRequest
+        | ImplementationRequest
+        | BackendRequest
+        | SessionRequest
+        | StopRequest
+    )
 else:
     Request = Annotated[
         Union[
@@ -187,6 +263,8 @@ else:
                 *AGENT_REQUESTS.values(),
                 *HOST_REQUESTS.values(),
                 DamageSessionRequest,
+                *BACKEND_REQUESTS.values(),
+                *SESSION_REQUESTS.values(),
                 StopRequest,
             )
         ],
@@ -291,6 +369,8 @@ RESULTS: dict[str, TypeAdapter[Any]] = {
     **{op.op: op.strict_results() for op in AGENT.ops()},
     **{op.op: op.strict_results() for op in HOST.ops()},
     DAMAGE_SESSION.op: DAMAGE_SESSION.strict_results(),
+    **{op.op: op.strict_results() for op in BACKEND.ops()},
+    **{op.op: op.strict_results() for op in SESSION.ops()},
     "stop": TypeAdapter(None),
 }
 """The `result` of an ok reply, by the op of its request."""
@@ -325,18 +405,25 @@ def adapter_schema() -> dict[str, Any]:
 
 __all__ = [
     "AGENT_REQUESTS",
+    "BACKEND_REQUESTS",
     "HOST_REQUESTS",
     "MAX_SEQ",
     "PROTOCOL_VERSION",
     "REPLIES",
     "REQUESTS",
     "RESULTS",
+    "SESSION_REQUESTS",
     "AbandonPauseRequest",
     "AbandonedPause",
     "AgentCloseRequest",
     "AgentCreateRequest",
     "AgentHandle",
     "AgentRequest",
+    "BackendCreateSessionRequest",
+    "BackendHandle",
+    "BackendOpenRequest",
+    "BackendRequest",
+    "BackendResumeSessionRequest",
     "CanExplainRequest",
     "CheckpointRequest",
     "DamageSessionRequest",
@@ -358,6 +445,9 @@ __all__ = [
     "ResumeRequest",
     "RunRequest",
     "Seq",
+    "SessionHandle",
+    "SessionRequest",
+    "SessionStreamRequest",
     "StartRequest",
     "StartResult",
     "StopRequest",
@@ -367,5 +457,7 @@ __all__ = [
     "Version",
     "adapter_schema",
     "agent_request",
+    "backend_request",
     "host_request",
+    "session_request",
 ]

@@ -2,11 +2,12 @@
 
 `serve(implementation, info)` reads requests from stdin and answers on stdout until
 `stop` or EOF, so any `conformance.adapter.Implementation` becomes a `cmd:` adapter
-(`python -m reference_impl.stdio_adapter` is one). Each request runs as its own task,
-so a held `run` does not keep a second request from being answered: the in-flight and
-pending laws see the runtime's own concurrency, not this loop's. Requests are read with
-strict types, as the connector reads replies: `"seq": "1"` is not seq 1, `"yes"` is not
-true.
+(`python -m reference_impl.stdio_adapter` is one), with its hosts and, for a
+`SessionImplementation`, its backends and sessions, each under the handle the suite
+chose. Each request runs as its own task, so a held `run` does not keep a second request
+from being answered: the in-flight and pending laws see the runtime's own concurrency,
+not this loop's. Requests are read with strict types, as the connector reads replies:
+`"seq": "1"` is not seq 1, `"yes"` is not true.
 """
 
 from __future__ import annotations
@@ -22,21 +23,27 @@ from pydantic_core import from_json
 
 from ..adapter import (
     AGENT,
+    BACKEND,
     DAMAGE_SESSION,
     HOST,
+    SESSION,
     AgentUnderTest,
+    BackendUnderTest,
     Delivery,
     HostStarted,
     HostUnderTest,
     Implementation,
+    Op,
     Refused,
     RunFailed,
+    SessionUnderTest,
 )
 from ..wire.ir import Dialect
 from ._reply_line import summary
 from .protocol import (
     PROTOCOL_VERSION,
     REQUESTS,
+    BackendRequest,
     ErrorReply,
     FailedReply,
     HostRequest,
@@ -46,6 +53,7 @@ from .protocol import (
     RefusedReply,
     Request,
     Seq,
+    SessionRequest,
     StartRequest,
     StartResult,
     StopRequest,
@@ -62,6 +70,8 @@ class _Server:
         self.info = info
         self.agents: dict[str, AgentUnderTest] = {}
         self.hosts: dict[str, HostUnderTest] = {}
+        self.backends: dict[str, BackendUnderTest] = {}
+        self.sessions: dict[str, SessionUnderTest] = {}
         self._out = out
         self._write_lock = threading.Lock()
         self.stopped = asyncio.Event()
@@ -123,16 +133,16 @@ class _Server:
             return None
         if isinstance(request, HostRequest):
             return await self.host(request)
+        if isinstance(request, BackendRequest):
+            return await self.backend(request)
+        if isinstance(request, SessionRequest):
+            return await self.session(request)
         if isinstance(request, ImplementationRequest):
             damage = getattr(self.implementation, DAMAGE_SESSION.name)
             await damage(getattr(request, "store"), getattr(request, "session_id"))  # noqa: B009
             return None
         op = AGENT.by_op[request.op]
-        args, kwargs = op.call_args({name: getattr(request, name) for name in op.fields})
-        # An optional parameter the suite left unset is not passed, as the laws call an
-        # in-process adapter: one written before the parameter was added (resume's
-        # session_id) keeps working until a law needs it.
-        kwargs = {key: value for key, value in kwargs.items() if value is not None}
+        args, kwargs = _arguments(op, request)
         if op is AGENT.create:
             create = getattr(self.implementation, op.name)
             self.agents[request.agent] = await create(*args, **kwargs)
@@ -164,18 +174,80 @@ class _Server:
         await getattr(found, op.name)()
         return None
 
+    async def backend(self, request: BackendRequest) -> Any:
+        """The backend ops: open one, or call an open one (whose create_session and
+        resume_session open a session under the handle the request names)."""
+        op = BACKEND.by_op[request.op]
+        args, kwargs = _arguments(op, request)
+        if op is BACKEND.create:
+            opened = await getattr(self.implementation, op.name)(*args, **kwargs)
+            self.backends[request.backend] = opened
+            return None
+        found = self.backends.get(request.backend)
+        if found is None:
+            raise LookupError(f"no open backend {request.backend!r}: open it with backend.open")
+        if op.name in (BACKEND.close.name, "kill"):  # either ends it
+            del self.backends[request.backend]
+        result = await getattr(found, op.name)(*args, **kwargs)
+        if op.opens is not None:
+            self.sessions[getattr(request, op.opens.handle)] = result
+            return None
+        return None if op.reply is None else result
+
+    async def session(self, request: SessionRequest) -> Any:
+        """The session ops, on a session a backend opened."""
+        op = SESSION.by_op[request.op]
+        args, kwargs = _arguments(op, request)
+        found = self.sessions.get(request.session)
+        if found is None:
+            raise LookupError(
+                f"no open session {request.session!r}: open it with backend.create_session "
+                "or backend.resume_session"
+            )
+        if op is SESSION.close:
+            del self.sessions[request.session]
+        result = await getattr(found, op.name)(*args, **kwargs)
+        return None if op.reply is None else result
+
     async def close_all(self) -> None:
-        """The adapter is stopping: its hosts are killed (nothing may outlive it and
-        serve a later run), its agents closed."""
+        """The adapter is stopping: its hosts and backends are killed (nothing may
+        outlive it and serve a later run, or reach a later test's fake), its sessions
+        and agents closed. A session or backend that fails to end is reported on stderr,
+        and the rest are still ended."""
         for host in list(self.hosts.values()):
             await host.kill()
         self.hosts.clear()
+        ends: list[tuple[str, Any]] = [
+            *((f"session {h}", s.close) for h, s in self.sessions.items()),
+            *((f"backend {h}", b.kill) for h, b in self.backends.items()),
+        ]
+        self.sessions.clear()
+        self.backends.clear()
+        for name, end in ends:
+            try:
+                await end()
+            except Exception as error:
+                print(
+                    f"turnlaw adapter: ending {name} on stop: {type(error).__name__}: {error}",
+                    file=sys.stderr,
+                    flush=True,
+                )
         for agent in list(self.agents.values()):
             await agent.close()
         self.agents.clear()
 
 
+def _arguments(op: Op, request: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The op's arguments from its request. An optional parameter the suite left unset
+    is not passed, as the laws call an in-process adapter: one written before the
+    parameter was added (resume's session_id) keeps working until a law needs it."""
+    args, kwargs = op.call_args({name: getattr(request, name) for name in op.fields})
+    return args, {key: value for key, value in kwargs.items() if value is not None}
+
+
 def _plain(result: Any) -> Any:
+    if isinstance(result, list):  # list_messages: models in a list
+        return [_plain(item) for item in result]
     return result.model_dump(mode="json") if isinstance(result, BaseModel) else result
 
 

@@ -162,6 +162,7 @@ class ScriptedProvider:
         self._scripts: list[Script] = []
         self._holds: list[Hold] = []
         self._services: dict[str, ServiceGate] = {}
+        self._listed: set[str] = set()
         self._late_findings: list[Finding] = []
         self._lock = threading.Lock()
         self._seq = 0
@@ -272,10 +273,23 @@ class ScriptedProvider:
         for gate in list(self._services.values()):
             gate.release()
 
+    def list_model(self, name: str) -> None:
+        """List `name` at GET /v1/models besides the models scripts are matched by: a
+        runtime that checks its model against its provider's list (Letta Code refuses a
+        model its provider does not list) is then given one it can use, whichever
+        script answers it."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a model id is a non-empty string, not {name!r}")
+        with self._lock:
+            self._listed.add(name)
+
     @property
     def models(self) -> list[str]:
-        named = sorted({s.match.model for s in self._scripts if s.match.model})
-        return named or list(DEFAULT_MODELS)
+        """What GET /v1/models lists: every model a script is matched by and every model
+        `list_model` named, sorted; the default list when there is none."""
+        with self._lock:
+            named = {s.match.model for s in self._scripts if s.match.model} | self._listed
+        return sorted(named) or list(DEFAULT_MODELS)
 
     # -- verification ----------------------------------------------------------------
 

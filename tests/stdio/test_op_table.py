@@ -1,6 +1,8 @@
 """The agent surface's op table is the one definition: the hand-written Protocol
 classes match it exactly, and every derived part (stdio requests and results, the
-client, the server's dispatch, the guard) covers every op."""
+client, the server's dispatch, the guard) covers every op. What holds for every surface
+(the refusal kinds, the protocol's requests and results, the doc's table) is checked
+here over all of them; each other surface's own checks are beside its door's tests."""
 
 from __future__ import annotations
 
@@ -15,8 +17,10 @@ import pytest
 
 from conformance.adapter import (
     AGENT,
+    BACKEND,
     DAMAGE_SESSION,
     HOST,
+    SESSION,
     AgentUnderTest,
     Implementation,
     Op,
@@ -83,10 +87,13 @@ def test_the_derived_agents_offer_every_method(client: type) -> None:
     assert isinstance(client.__new__(client), AgentUnderTest)
 
 
+SESSION_DOOR = [op.op for surface in (BACKEND, SESSION) for op in surface.ops()]
+
+
 def test_the_stdio_protocol_has_a_request_and_a_result_for_every_op() -> None:
     ops = [op.op for op in AGENT.ops()]
     hosting = [*(op.op for op in HOST.ops()), DAMAGE_SESSION.op]
-    assert list(p.RESULTS) == ["start", *ops, *hosting, "stop"]
+    assert list(p.RESULTS) == ["start", *ops, *hosting, *SESSION_DOOR, "stop"]
     assert list(p.AGENT_REQUESTS) == ops
     for op in AGENT.ops():
         model = p.AGENT_REQUESTS[op.op]
@@ -95,8 +102,16 @@ def test_the_stdio_protocol_has_a_request_and_a_result_for_every_op() -> None:
 
 
 def test_every_refusal_kind_is_one_some_op_may_raise() -> None:
-    raised = {kind for op in AGENT.ops() for kind in op.refusals}
+    ops = [*AGENT.ops(), *HOST.ops(), DAMAGE_SESSION, *BACKEND.ops(), *SESSION.ops()]
+    raised = {kind for op in ops for kind in op.refusals}
     assert raised == set(RefusalKind)
+
+
+def test_every_op_string_is_one_ops_alone() -> None:
+    """The requests are one union discriminated by `op`: no two surfaces share one."""
+    ops = [*AGENT.ops(), *HOST.ops(), DAMAGE_SESSION, *BACKEND.ops(), *SESSION.ops()]
+    names = [op.op for op in ops]
+    assert len(names) == len(set(names)), names
 
 
 def test_binding_arguments_is_pythons() -> None:
@@ -126,8 +141,10 @@ def test_the_protocol_doc_lists_every_op_with_its_fields_in_order() -> None:
     rows = re.findall(r"^\| `([a-z_.]+)` \| (.*?) \|", doc, flags=re.MULTILINE)
     listed = {op: re.findall(r"`([a-z_]+)`", fields) for op, fields in rows}
     hosting = [*(op.op for op in HOST.ops()), DAMAGE_SESSION.op]
-    wanted = ["start", *(op.op for op in AGENT.ops()), *hosting, "stop"]
+    wanted = ["start", *(op.op for op in AGENT.ops()), *hosting, *SESSION_DOOR, "stop"]
     assert [op for op in listed if op in wanted] == wanted
-    for op in AGENT.ops():
-        fields = [AGENT.handle, *op.fields] if op is not AGENT.create else ["agent", "spec"]
-        assert listed[op.op] == fields, f"the doc's row for {op.op} lists {listed[op.op]}"
+    for surface in (AGENT, BACKEND, SESSION):
+        for op in surface.ops():
+            opens = [op.opens.handle] if op.opens is not None else []
+            fields = [surface.handle, *opens, *op.fields]
+            assert listed[op.op] == fields, f"the doc's row for {op.op} lists {listed[op.op]}"

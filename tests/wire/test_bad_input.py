@@ -68,6 +68,22 @@ async def test_models_endpoint_speaks_both_dialects(provider: ScriptedProvider) 
     assert listed == anthropic_listed == ["gpt-test"]
 
 
+async def test_a_listed_model_joins_the_models_scripts_name(provider: ScriptedProvider) -> None:
+    """A runtime that checks its model against the provider's list (Letta Code) is given
+    the model the suite lists, whichever script answers it."""
+    assert provider.models == ["turnlaw-fake"]  # nothing named: the default list
+    provider.list_model("turnlaw-model")
+    assert [m.id async for m in openai_client(provider).models.list()] == ["turnlaw-model"]
+    provider.script([], model="gpt-test")
+    provider.list_model("turnlaw-model")  # twice is once
+    assert [m.id async for m in openai_client(provider).models.list()] == [
+        "gpt-test",
+        "turnlaw-model",
+    ]
+    with pytest.raises(ValueError, match="non-empty string"):
+        provider.list_model("")
+
+
 def write(tmp_path: Path, data: object) -> Path:
     path = tmp_path / "script.json"
     path.write_text(json.dumps(data))
