@@ -82,6 +82,18 @@ from ..wire import (
 )
 from ..wire.ir import Dialect
 from ..wire.script import Step
+from ._session_kit import (
+    ONE_RESULT,
+    TURN_WAIT,
+    Said,
+    answer_of,
+    conversation_shown,
+    first_carrying,
+    last_carrying,
+    requests_carrying,
+    results_in,
+    take_turn,
+)
 
 # --- the seed's walkthrough ----------------------------------------------------------
 
