@@ -1,5 +1,5 @@
 """A pending approval survives a client's disconnect while the runtime stays up (seed 003,
-"What persists, and what doesn’t" and "Guarantees and non-guarantees").
+"What persists, and what doesn't" and "Guarantees and non-guarantees").
 
 "Persists beyond one SDK connection: Pending approvals while the runtime remains active …
 A pending approval can remain on an active runtime after a client disconnects. After you
@@ -21,10 +21,11 @@ import pytest
 from ._kit import (
     ApprovalRequestEvent,
     BackendFactory,
-    BackendUnderTest,
+    RunningBackend,
     ScriptedProvider,
     SessionAgentSpec,
     SessionOptions,
+    ToolName,
     premise,
     text,
     tool_call,
@@ -35,13 +36,13 @@ pytestmark = pytest.mark.asyncio
 
 LAW = "approval.survives-disconnect"
 KEY = "release-table"
-TOOL = "call_service"
+TOOL: ToolName = "call_service"
 ASKING = SessionOptions(tools=(TOOL,), needs_approval=(TOOL,))
 
 
 async def paused_then_dropped(
     fake: ScriptedProvider, new_backend: BackendFactory, message: str
-) -> tuple[BackendUnderTest, str, str]:
+) -> tuple[RunningBackend, str, str]:
     """A turn paused for approval, its client dropped: (backend, conversation, call id)."""
     fake.script([tool_call(TOOL, {"key": KEY}), text("Done, as decided.")])
     backend = await new_backend()

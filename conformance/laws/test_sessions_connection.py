@@ -30,15 +30,15 @@ from ._kit import (
     NOT_APPLICABLE_PREFIX,
     AssistantEvent,
     BackendFactory,
-    BackendUnderTest,
     BreakHow,
     Capability,
     ErrorEvent,
     Hold,
     Implementation,
-    Refused,
     RefusalKind,
+    Refused,
     ResultEvent,
+    RunningBackend,
     ScriptedProvider,
     SessionAgentSpec,
     SessionUnderTest,
@@ -80,13 +80,13 @@ def needs(implementation: Implementation, how: BreakHow) -> None:
 
 
 async def reopened(
-    new_backend: BackendFactory, backend: BackendUnderTest, how: BreakHow
-) -> BackendUnderTest:
+    new_backend: BackendFactory, backend: RunningBackend, how: BreakHow
+) -> RunningBackend:
     """Where the conversation goes on: the same backend after a drop (its runtime stayed
     up), the backend opened again on the same store after a kill (a restarted runtime)."""
     if how == "drop":
         return backend
-    return await new_backend(store=backend.store, killable=True)  # type: ignore[attr-defined]
+    return await new_backend(store=backend.store, killable=True)
 
 
 async def refuses_reuse(session: SessionUnderTest, how: BreakHow, when: str) -> str | None:

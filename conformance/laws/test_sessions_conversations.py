@@ -1,6 +1,6 @@
 """Agents, conversations and the ids a session exposes (seed 003, its opening section).
 
-"`createAgent()` also creates the agent’s default conversation, so a new agent is
+"`createAgent()` also creates the agent's default conversation, so a new agent is
 immediately usable. `createSession(agentId)` starts a **new** conversation on an existing
 agent. `resumeSession(id)` accepts either kind of ID." On the wire: a session resumed by
 the agent id right after the agent was made runs a turn that shows only its message;
@@ -122,9 +122,7 @@ async def test_a_conversation_id_resumes_exactly_that_conversation(
     answers = {m: f"answer to {m}" for m in SENT}
     follow = {m: f"{m} (again)" for m in SENT}
     sent = (*SENT, *follow.values())
-    fake.script(
-        [text(answers[m]) for m in SENT] + [text(f"answer to {follow[m]}") for m in SENT]
-    )
+    fake.script([text(answers[m]) for m in SENT] + [text(f"answer to {follow[m]}") for m in SENT])
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec(system=SYSTEM))
 

@@ -1,5 +1,5 @@
 """What persists beyond one connection, and what is the agent's (seed 003, "What persists,
-and what doesn’t" and its opening section).
+and what doesn't" and its opening section).
 
 "Persists beyond one SDK connection: Memory blocks, MemFS, and conversation history" —
 after every session closed and the backend was ended (gracefully, or SIGKILLed) and
@@ -64,9 +64,7 @@ async def test_history_and_memory_outlive_every_connection_and_the_runtime_proce
     memory = declares(implementation, Capability.SESSION_MEMORY)
     fake.script([text(FIRST_ANSWER), text(MAIN_ANSWER), text(THEN_ANSWER), text(LATER_ANSWER)])
     backend = await new_backend(killable=True)
-    agent_id = await backend.create_agent(
-        SessionAgentSpec(memory=MEMORY_BLOCKS if memory else {})
-    )
+    agent_id = await backend.create_agent(SessionAgentSpec(memory=MEMORY_BLOCKS if memory else {}))
     created = await backend.create_session(agent_id)
     await take_turn(created, FIRST)
     conversation_id = (await created.ids()).conversation_id
@@ -79,7 +77,7 @@ async def test_history_and_memory_outlive_every_connection_and_the_runtime_proce
     else:
         await backend.kill()  # completed turns were answered: they must have been kept
 
-    again = await new_backend(store=backend.store, killable=True)  # type: ignore[attr-defined]
+    again = await new_backend(store=backend.store, killable=True)
     problems = []
     for opened_by, message, expected_head in (
         (conversation_id, THEN, [("user", FIRST), ("assistant", FIRST_ANSWER)]),
@@ -149,16 +147,15 @@ async def test_a_model_passed_to_a_session_is_the_agents_model_afterwards(
 ) -> None:
     updated = "turnlaw-model-updated"
     fake.script([text(f"Answer {n}.") for n in range(1, 5)])
-    backend = await new_backend(models=(updated,))
-    base = backend.spec.model  # type: ignore[attr-defined]
+    backend = await new_backend()
+    base = backend.spec.model
     agent_id = await backend.create_agent(SessionAgentSpec())
     other_id = await backend.create_agent(SessionAgentSpec())
 
     passed = await backend.create_session(agent_id, options=SessionOptions(model=updated))
     await take_turn(passed, "With the new model.")
     assert fake.wire.requests[-1].model == updated, (
-        f"a session opened with model {updated!r} asked the model "
-        f"{fake.wire.requests[-1].model!r}"
+        f"a session opened with model {updated!r} asked the model {fake.wire.requests[-1].model!r}"
     )
     await passed.close()
     problems = []

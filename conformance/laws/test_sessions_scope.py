@@ -1,5 +1,5 @@
 """What is scoped to one session, and what a client sees without one (seed 003, "What
-persists, and what doesn’t", "Interruption and cleanup" and its opening section).
+persists, and what doesn't", "Interruption and cleanup" and its opening section).
 
 "Scoped to the SDK session: Client tools and MCP servers; `canUseTool` callbacks and
 permission behavior … `close()` … releases the session and its local resources: MCP
@@ -108,7 +108,9 @@ async def test_one_sessions_permission_behaviour_does_not_pause_another(
     conversation_id = (await asking.ids()).conversation_id
     await asking.close()
 
-    trusting = await backend.resume_session(conversation_id, options=SessionOptions(tools=("echo",)))
+    trusting = await backend.resume_session(
+        conversation_id, options=SessionOptions(tools=("echo",))
+    )
     await trusting.send("Echo it again.")
     again = await trusting.stream(wait=20.0)
     asked = [e for e in again.events if isinstance(e, ApprovalRequestEvent)]

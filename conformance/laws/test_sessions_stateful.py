@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Coroutine
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import pytest
 from hypothesis import note, settings
@@ -43,15 +43,15 @@ from hypothesis.stateful import (
 
 from ._kit import (
     BackendFactory,
-    BackendUnderTest,
     BreakHow,
     Capability,
     Hold,
     Implementation,
     LawViolation,
-    Refused,
     PremiseNotMet,
     RefusalKind,
+    Refused,
+    RunningBackend,
     Said,
     ScriptedProvider,
     SessionAgentSpec,
@@ -103,7 +103,7 @@ class Open:
 
 def programs(
     fake: ScriptedProvider,
-    holder: list[BackendUnderTest],
+    holder: list[RunningBackend],
     new_backend: BackendFactory,
     implementation: Implementation,
     loop: asyncio.AbstractEventLoop,
@@ -116,11 +116,11 @@ def programs(
     turns too, and the test judges the abort law alone: what else a step finds wrong is
     a premise (the other test judges those laws)."""
     can_abort = aborts
-    hows: list[BreakHow] = [
-        how
-        for how, needed in (("drop", Capability.SESSION_DROP), ("kill", Capability.SESSION_KILL))
-        if declares(implementation, needed)
-    ]
+    ways: tuple[tuple[BreakHow, Capability], ...] = (
+        ("drop", Capability.SESSION_DROP),
+        ("kill", Capability.SESSION_KILL),
+    )
+    hows = [how for how, needed in ways if declares(implementation, needed)]
 
     def violated(law: str, message: str) -> Exception:
         if aborts and law != ABORT:
@@ -128,8 +128,11 @@ def programs(
         violations.append(LawViolation(law, message))
         return violations[-1]
 
-    def wait(coro: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
+    async def awaited(step: Awaitable[T]) -> T:
+        return await step
+
+    def wait(step: Awaitable[T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(awaited(step), loop)
         try:
             return future.result(timeout=STEP_TIMEOUT)
         finally:
@@ -178,7 +181,7 @@ def programs(
             conversation.conversation_id = ids.conversation_id
             self.open.append(Open(session, conversation, law))
 
-        def backend(self) -> BackendUnderTest:
+        def backend(self) -> RunningBackend:
             return holder[0]
 
         # -- agents and sessions -----------------------------------------------------------
@@ -214,8 +217,9 @@ def programs(
             self.opened(wait(self.backend().resume_session(self.agents[index])), default, DEFAULT)
 
         @precondition(
-            lambda self: len(self.open) < MAX_OPEN
-            and any(c.conversation_id for c in self.conversations)
+            lambda self: (
+                len(self.open) < MAX_OPEN and any(c.conversation_id for c in self.conversations)
+            )
         )
         @rule(data=st.data())
         def resume_by_conversation(self, data: st.DataObject) -> None:
@@ -351,7 +355,7 @@ def programs(
                     except Exception as error:  # a dead session may refuse even to close
                         note(f"closing a session of the killed runtime: {error!r}")
                 self.open.clear()
-                holder[0] = wait(new_backend(store=holder[0].store, killable=True))  # type: ignore[attr-defined]
+                holder[0] = wait(new_backend(store=holder[0].store, killable=True))
 
         def teardown(self) -> None:
             for chosen in self.open:

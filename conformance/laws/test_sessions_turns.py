@@ -1,8 +1,8 @@
 """The anatomy of a turn, and run ids (seed 003, "Anatomy of a turn" and "Guarantees").
 
-"A turn is one `send()` plus one pass through `stream()` … `stream()` yields the turn’s
-typed events … and **terminates after the turn’s `result` message**. The `result` carries
-the turn’s full final text, `success`, `stopReason`, and `durationMs`." One pass then
+"A turn is one `send()` plus one pass through `stream()` … `stream()` yields the turn's
+typed events … and **terminates after the turn's `result` message**. The `result` carries
+the turn's full final text, `success`, `stopReason`, and `durationMs`." One pass then
 holds exactly one result, as its last event, whose text is the whole final answer (every
 text block of it); the next pass holds only the next turn's events; a turn that called a
 tool shows the call and its result as events, and the model was shown the tool's result.
@@ -60,8 +60,7 @@ def judge_one_pass(stream_pass: StreamPass, what: str) -> ResultEvent:
     )
     assert len(results) == 1, f"the pass of {what} held {len(results)} results, not one"
     assert stream_pass.events[-1] is results[0], (
-        f"the pass of {what} went on after its result: "
-        f"{[e.type for e in stream_pass.events]}"
+        f"the pass of {what} went on after its result: {[e.type for e in stream_pass.events]}"
     )
     return results[0]
 

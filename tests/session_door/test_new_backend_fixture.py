@@ -21,7 +21,7 @@ import httpx
 from conformance.laws._kit import (
     FAKE_KEY,
     Capability,
-    RunningBackend,
+    BackendHandle,
     SessionAgentSpec,
     SessionOptions,
     case_needs,
@@ -36,7 +36,7 @@ async def listed(fake):
 
 async def test_a_backend_per_call_and_the_same_store_again(new_backend, fake, dialect, delivery):
     backend = await new_backend()
-    assert isinstance(backend, RunningBackend)
+    assert isinstance(backend, BackendHandle)
     assert backend.store.endswith("backend-store-1") and not backend.spec.killable
     assert backend.spec.api_key == FAKE_KEY and backend.spec.base_url == fake.base_url
     assert backend.spec.dialect is dialect and backend.spec.stream is (delivery.value == "stream")
