@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 import pytest
 import pytest_asyncio
@@ -39,6 +39,7 @@ from .fixtures import FAKE_KEY
 from .outcomes import NOT_APPLICABLE_PREFIX
 
 
+@runtime_checkable
 class RunningBackend(BackendUnderTest, Protocol):
     """One opened backend as a law holds it: the `BackendUnderTest` calls, its `spec`,
     and `store`, to open the same backend again (`BackendHandle` is what it is)."""
