@@ -52,6 +52,7 @@ from ..adapter import (
     StoredMessage,
     StreamPass,
     ToolCallEvent,
+    ToolName,
     ToolResultEvent,
 )
 from ..errors import AdapterFailure as _AdapterFailure
@@ -82,6 +83,18 @@ from ..wire import (
 )
 from ..wire.ir import Dialect
 from ..wire.script import Step
+from ._session_kit import (
+    ONE_RESULT,
+    TURN_WAIT,
+    Said,
+    answer_of,
+    conversation_shown,
+    first_carrying,
+    last_carrying,
+    requests_carrying,
+    results_in,
+    take_turn,
+)
 
 # --- the seed's walkthrough ----------------------------------------------------------
 
@@ -283,8 +296,10 @@ __all__ = [
     "BOOK",
     "FAKE_KEY",
     "NOT_APPLICABLE_PREFIX",
+    "ONE_RESULT",
     "SYSTEM",
     "THREE",
+    "TURN_WAIT",
     "AgentFactory",
     "AgentSpec",
     "AgentUnderTest",
@@ -328,6 +343,7 @@ __all__ = [
     "RunOutcome",
     "RunningBackend",
     "RunningHost",
+    "Said",
     "ScriptedProvider",
     "SessionAgentSpec",
     "SessionEvent",
@@ -343,19 +359,27 @@ __all__ = [
     "Text",
     "ToolCallEvent",
     "ToolCalls",
+    "ToolName",
     "ToolResultEvent",
+    "answer_of",
     "calling",
     "case_needs",
+    "conversation_shown",
     "declares",
+    "first_carrying",
+    "last_carrying",
     "long_turn",
     "numbered_calls",
     "pairing_problems",
     "parallel_calls",
     "premise",
     "reproducing",
+    "requests_carrying",
+    "results_in",
     "roundtrip",
     "shown_anywhere",
     "strings_in",
+    "take_turn",
     "text",
     "text_blocks",
     "tool_call",

@@ -8,14 +8,14 @@ a fresh store directory under the test's tmp_path, or on `store=` (another backe
 one of its sessions is given is listed by the fake at GET /v1/models first, since a
 runtime may refuse a model its provider does not list (Letta Code does). A test of an
 implementation that does not declare `sessions` is NOT_APPLICABLE. Teardown closes
-every session the test opened, then kills every backend still open.
+every session the test opened, then ends every backend still open (killed if it is killable, else closed).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 import pytest
 import pytest_asyncio
@@ -39,9 +39,19 @@ from .fixtures import FAKE_KEY
 from .outcomes import NOT_APPLICABLE_PREFIX
 
 
-class RunningBackend:
-    """One opened backend as a law holds it: the `BackendUnderTest` calls (derived from
-    the op table), its `spec`, and `store`, to open the same backend again."""
+@runtime_checkable
+class RunningBackend(BackendUnderTest, Protocol):
+    """One opened backend as a law holds it: the `BackendUnderTest` calls, its `spec`,
+    and `store`, to open the same backend again (`BackendHandle` is what it is)."""
+
+    spec: BackendSpec
+    store: str
+
+
+class BackendHandle:
+    """An opened backend: the `BackendUnderTest` calls, derived from the op table (a
+    model a session is opened with is listed by the fake first), its `spec` and `store`,
+    and the sessions it opened, for teardown."""
 
     def __init__(self, inner: BackendUnderTest, spec: BackendSpec, fake: ScriptedProvider) -> None:
         self._inner = inner
@@ -62,7 +72,7 @@ class RunningBackend:
         return result
 
 
-BACKEND.derive_methods(RunningBackend, "call")
+BACKEND.derive_methods(BackendHandle, "call")
 
 BackendFactory = Callable[..., Awaitable[RunningBackend]]
 """`new_backend`: `await new_backend(killable=False, store=None, model=None)` opens a
@@ -85,7 +95,7 @@ async def new_backend(
     tmp_path: Path,
 ) -> AsyncIterator[BackendFactory]:
     """`await new_backend(...)` -> an open backend of the implementation's own."""
-    opened: list[RunningBackend] = []
+    opened: list[BackendHandle] = []
 
     async def make(
         *, killable: bool = False, store: str | None = None, model: str | None = None
@@ -108,21 +118,26 @@ async def new_backend(
         )
         fake.list_model(spec.model)
         sessions: SessionImplementation = implementation  # type: ignore[assignment]
-        backend = RunningBackend(await sessions.open_backend(spec), spec, fake)
+        backend = BackendHandle(await sessions.open_backend(spec), spec, fake)
         opened.append(backend)
-        return backend
+        return cast(RunningBackend, backend)
 
     yield make
     await _end_all(opened)
 
 
-async def _end_all(opened: list[RunningBackend]) -> None:
-    """Close every session, then kill every backend (the guard makes a second end a
+async def _end_all(opened: list[BackendHandle]) -> None:
+    """Close every session, then end every backend (the guard makes a second end a
     no-op); each is ended even when one before it fails, and the first failure is
     raised after."""
     failures: list[BaseException] = []
     ends = [session.close for backend in opened for session in backend.sessions]
-    ends += [cast(BackendUnderTest, backend).kill for backend in opened]
+    # A backend the suite may kill is killed (a crash leaves nothing running); any other
+    # is closed: it may run in this process, where there is nothing to SIGKILL.
+    ends += [
+        getattr(cast(BackendUnderTest, backend), "kill" if backend.spec.killable else "close")
+        for backend in opened
+    ]
     for end in ends:
         try:
             await end()

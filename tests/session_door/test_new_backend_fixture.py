@@ -66,9 +66,11 @@ ENDED_IN_PROCESS = """
 from tests.session_door.double import DOUBLE
 
 
-def test_teardown_closed_every_session_then_killed_every_backend():
+def test_teardown_closed_every_session_then_ended_every_backend():
+    # the first the test closed itself; teardown kills the killable one and closes the
+    # other (it may run in the suite's process, where there is nothing to SIGKILL)
     ended = [backend.ended for backend in DOUBLE.backends]
-    assert ended == ["close", "kill", "kill"], ended
+    assert ended == ["close", "kill", "close"], ended
     assert all(s.closed for backend in DOUBLE.backends for s in backend.sessions)
 """
 

@@ -21,7 +21,7 @@ from conformance.adapter import (
     session_call_deadline,
 )
 from conformance.runner.guard import GuardedImplementation
-from conformance.runner.session_fixtures import RunningBackend
+from conformance.runner.session_fixtures import BackendHandle
 from conformance.runner.session_guard import GuardedBackend, GuardedSession
 from conformance.stdio import StdioBackend, StdioImplementation, StdioSession
 from conformance.stdio import protocol as p
@@ -89,7 +89,7 @@ def test_the_refusals_and_capabilities_are_the_contracts() -> None:
     [
         (StdioBackend, BACKEND, BackendUnderTest),
         (GuardedBackend, BACKEND, BackendUnderTest),
-        (RunningBackend, BACKEND, BackendUnderTest),
+        (BackendHandle, BACKEND, BackendUnderTest),
         (StdioSession, SESSION, SessionUnderTest),
         (GuardedSession, SESSION, SessionUnderTest),
     ],

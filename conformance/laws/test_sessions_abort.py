@@ -1,0 +1,84 @@
+"""Abort cancels the active turn and keeps the session (seed 003, "Interruption and
+cleanup").
+
+"`abort()` requests cancellation of the active turn without closing the session. Continue
+consuming the stream until its terminal `result`." The turn is held at the fake (the
+model has not answered) when the session aborts it. Core: the pass still ends with the
+turn's terminal result, which is not a success (the held answer was never the turn's),
+and the same session then runs a new turn that reaches the model. Detail: the result
+came while the model was still silent (the turn was cancelled, not waited out: a runtime
+that only gives up once the provider answers shows its result only after the release).
+What the next turn shows of the aborted message is left open by the seed, and not
+judged.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ._kit import (
+    BackendFactory,
+    Hold,
+    ResultEvent,
+    ScriptedProvider,
+    SessionAgentSpec,
+    StreamPass,
+    last_carrying,
+    text,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+LAW = "turn.abort-keeps-session"
+ABORTED = "Book me a table for two on Friday."
+HELD_ANSWER = "Booked: two on Friday."
+NEXT = "Actually, what time do you open?"
+NEXT_ANSWER = "We open at noon."
+CANCEL_WAIT = 5.0
+"""Seconds the aborted turn's result may take while the model is still silent."""
+
+
+@pytest.mark.law("turn.abort-keeps-session")
+async def test_an_aborted_turn_ends_with_its_result_and_the_session_runs_the_next_turn(
+    fake: ScriptedProvider, new_backend: BackendFactory
+) -> None:
+    hold = Hold(label="turn to abort", then=text(HELD_ANSWER))
+    fake.script([hold, text(NEXT_ANSWER)], allow_unused=True)
+    backend = await new_backend()
+    session = await backend.create_session(await backend.create_agent(SessionAgentSpec()))
+
+    await session.send(ABORTED)
+    await hold.arrived(timeout=20.0)
+    await session.abort()
+    passes: list[StreamPass] = [await session.stream(wait=CANCEL_WAIT)]
+    cancelled_in_time = passes[-1].ended == "result"
+    if not cancelled_in_time:
+        hold.release()  # a runtime that waits the turn out still ends it, later
+        passes.append(await session.stream(wait=20.0))
+    hold.release()
+    events = [e for p in passes for e in p.events]
+    results = [e for e in events if isinstance(e, ResultEvent)]
+    assert passes[-1].ended == "result" and len(results) == 1, (
+        f"after abort() the stream did not end with the turn's terminal result (passes "
+        f"ended {[p.ended for p in passes]}, {len(results)} results, events "
+        f"{[e.type for e in events]})"
+    )
+    assert not results[0].success, (
+        f"the aborted turn's result says success (text {results[0].text!r}): the turn "
+        f"was not cancelled but answered"
+    )
+
+    await session.send(NEXT)
+    after = await session.stream(wait=20.0)
+    request = last_carrying(fake.wire.requests, NEXT)
+    assert request is not None and after.result is not None and after.result.success, (
+        f"the session that aborted a turn could not run the next one: the next message "
+        f"{'never reached' if request is None else 'reached'} the model and its pass ended "
+        f"{after.ended!r} with "
+        f"{[e.model_dump() for e in after.events if e.type in ('error', 'result')]}"
+    )
+    assert cancelled_in_time, (
+        "abort() did not cancel the turn: its result came only after the model answered "
+        f"(no result within {CANCEL_WAIT:g}s while the model was silent) (a detail of the law)"
+    )

@@ -1,0 +1,182 @@
+"""What persists beyond one connection, and what is the agent's (seed 003, "What persists,
+and what doesn't" and its opening section).
+
+"Persists beyond one SDK connection: Memory blocks, MemFS, and conversation history" —
+after every session closed and the backend was ended (gracefully, or SIGKILLed) and
+opened again on the same store, in another process, each conversation goes on with its
+history, and the agent's memory is still in its conversations' system prompt.
+
+"An **agent** is the persistent entity with memory. A **conversation** is a thread on
+that agent." — the agent's memory blocks are in the system prompt of every conversation
+of that agent (the default one, created ones, resumed ones), and in no other agent's.
+
+"Persists beyond one SDK connection: `model` … updates passed to sessions" — a model
+passed to one session is the model of the agent's later sessions opened without one, and
+not of another agent's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ._kit import (
+    BackendFactory,
+    Capability,
+    Implementation,
+    ScriptedProvider,
+    SessionAgentSpec,
+    SessionOptions,
+    conversation_shown,
+    declares,
+    last_carrying,
+    take_turn,
+    text,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+BEYOND = "persistence.beyond-connection"
+MEMORY = "agent.memory-in-every-conversation"
+MODEL = "persistence.model-update"
+GUEST = "The guest is Ada Lovelace; she prefers a quiet table."
+HOUSE = "The house opens at noon and closes at eleven."
+MEMORY_BLOCKS = {"human": GUEST, "persona": HOUSE}
+FIRST = "Book me a table for two on Friday."
+FIRST_ANSWER = "Booked: two on Friday."
+MAIN = "What time do you open?"
+MAIN_ANSWER = "We open at noon."
+THEN = "Make it three."
+THEN_ANSWER = "Done: three on Friday."
+LATER = "And at noon on Sunday?"
+LATER_ANSWER = "Sunday at noon, noted."
+SENT = (FIRST, MAIN, THEN, LATER)
+
+
+@pytest.mark.law("persistence.beyond-connection")
+@pytest.mark.parametrize("ending", ["close", "kill"])
+async def test_history_and_memory_outlive_every_connection_and_the_runtime_process(
+    fake: ScriptedProvider,
+    new_backend: BackendFactory,
+    implementation: Implementation,
+    ending: str,
+) -> None:
+    memory = declares(implementation, Capability.SESSION_MEMORY)
+    fake.script([text(FIRST_ANSWER), text(MAIN_ANSWER), text(THEN_ANSWER), text(LATER_ANSWER)])
+    backend = await new_backend(killable=True)
+    agent_id = await backend.create_agent(SessionAgentSpec(memory=MEMORY_BLOCKS if memory else {}))
+    created = await backend.create_session(agent_id)
+    await take_turn(created, FIRST)
+    conversation_id = (await created.ids()).conversation_id
+    main = await backend.resume_session(agent_id)
+    await take_turn(main, MAIN)
+    await created.close()
+    await main.close()
+    if ending == "close":
+        await backend.close()
+    else:
+        await backend.kill()  # completed turns were answered: they must have been kept
+
+    again = await new_backend(store=backend.store, killable=True)
+    problems = []
+    for opened_by, message, expected_head in (
+        (conversation_id, THEN, [("user", FIRST), ("assistant", FIRST_ANSWER)]),
+        (agent_id, LATER, [("user", MAIN), ("assistant", MAIN_ANSWER)]),
+    ):
+        resumed = await again.resume_session(opened_by)
+        await take_turn(resumed, message)
+        request = last_carrying(fake.wire.requests, message)
+        assert request is not None
+        shown = conversation_shown(request, SENT)
+        what = "the default conversation" if opened_by == agent_id else "a created conversation"
+        if shown != [*expected_head, ("user", message)]:
+            problems.append(
+                f"after the backend was {ending}d and opened again on its store, {what} "
+                f"showed the model {shown}, not its history {expected_head} and the new message"
+            )
+        missing = [label for label, value in MEMORY_BLOCKS.items() if value not in request.system]
+        if memory and missing:
+            problems.append(
+                f"after the backend was {ending}d and opened again, {what}'s system prompt "
+                f"lacks the agent's memory blocks {missing} (a detail of the law)"
+            )
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.law("agent.memory-in-every-conversation")
+async def test_the_agents_memory_is_in_every_conversation_of_it_and_no_other_agents(
+    fake: ScriptedProvider, new_backend: BackendFactory
+) -> None:
+    fake.script([text(f"Answer {n}.") for n in range(1, 6)])
+    backend = await new_backend()
+    agent_id = await backend.create_agent(SessionAgentSpec(memory=MEMORY_BLOCKS))
+    stranger_id = await backend.create_agent(SessionAgentSpec())
+
+    created = await backend.create_session(agent_id)
+    conversation_id = (await created.ids()).conversation_id
+    plays = [
+        ("its default conversation", await backend.resume_session(agent_id), "First, default."),
+        ("a created conversation", created, "First, created."),
+        ("another created conversation", await backend.create_session(agent_id), "Another."),
+    ]
+    problems = []
+    for what, session, message in plays:
+        await take_turn(session, message)
+        await session.close()
+        request = last_carrying(fake.wire.requests, message)
+        assert request is not None
+        missing = [label for label, value in MEMORY_BLOCKS.items() if value not in request.system]
+        if missing:
+            problems.append(f"{what}'s system prompt lacks the agent's memory {missing}")
+    resumed = await backend.resume_session(conversation_id)
+    await take_turn(resumed, "Then, resumed.")
+    request = fake.wire.requests[-1]
+    if any(value not in request.system for value in MEMORY_BLOCKS.values()):
+        problems.append("a resumed conversation's system prompt lacks the agent's memory")
+    stranger = await backend.resume_session(stranger_id)
+    await take_turn(stranger, "Hello from another agent.")
+    leaked = [v for v in MEMORY_BLOCKS.values() if v in fake.wire.requests[-1].system]
+    if leaked:
+        problems.append(f"another agent's conversation was shown this agent's memory {leaked}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.law("persistence.model-update")
+async def test_a_model_passed_to_a_session_is_the_agents_model_afterwards(
+    fake: ScriptedProvider, new_backend: BackendFactory
+) -> None:
+    updated = "turnlaw-model-updated"
+    fake.script([text(f"Answer {n}.") for n in range(1, 5)])
+    backend = await new_backend()
+    base = backend.spec.model
+    agent_id = await backend.create_agent(SessionAgentSpec())
+    other_id = await backend.create_agent(SessionAgentSpec())
+
+    passed = await backend.create_session(agent_id, options=SessionOptions(model=updated))
+    await take_turn(passed, "With the new model.")
+    assert fake.wire.requests[-1].model == updated, (
+        f"a session opened with model {updated!r} asked the model {fake.wire.requests[-1].model!r}"
+    )
+    await passed.close()
+    problems = []
+    for what, opening in (
+        ("resumed from the agent id", backend.resume_session),
+        ("created on the agent", backend.create_session),
+    ):
+        session = await opening(agent_id)
+        await take_turn(session, f"Without a model, {what}.")
+        asked = fake.wire.requests[-1].model
+        if asked != updated:
+            problems.append(
+                f"a later session {what}, opened without a model, asked {asked!r}: the model "
+                f"update {updated!r} passed to an earlier session did not persist"
+            )
+        await session.close()
+    other = await backend.resume_session(other_id)
+    await take_turn(other, "Another agent.")
+    if fake.wire.requests[-1].model != base:
+        problems.append(
+            f"another agent asked {fake.wire.requests[-1].model!r}, not {base!r}: the update "
+            f"is the agent's, not the backend's"
+        )
+    assert not problems, "\n".join(problems)

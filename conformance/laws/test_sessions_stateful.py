@@ -1,0 +1,421 @@
+"""The session model as a state machine: any program of agents, sessions, turns, queued
+sends, aborts and broken connections shows every request exactly its conversation.
+
+`SessionPrograms` is a Hypothesis `RuleBasedStateMachine` keeping a model of the seed's
+agents and conversations: per conversation, the turns completed so far. Its rules create
+agents, open sessions (a new conversation, the agent's default by the agent id, a known
+conversation by its id), take turns, send while a turn is held at the fake (a queued
+message), abort a held turn, break an idle connection (drop, or kill the runtime and
+open the backend again on its store) and close sessions. Every request the fake records
+is compared with the model: the conversation's completed history, then the new message.
+A violation is charged to the law whose statement the step exercised — how the session
+was opened (default, new, resumed by either id), a queued message, a session used after
+an abort or a break — and Hypothesis shrinks a failure to the steps that show it.
+
+Open in the seed, so not judged: what a conversation shows of an aborted message (the
+model resynchronises from the next request, which may or may not carry it).
+
+One backend serves every example; each example makes its own agents, so examples share
+nothing a runtime could carry between them except the bug. Rules are synchronous and the
+backend is async, bound to the test's loop: the machine runs in a worker thread and
+hands each coroutine to that loop (as test_hosting_stateful.py does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import pytest
+from hypothesis import note, settings
+from hypothesis import strategies as st
+from hypothesis.control import currently_in_test_context
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from ._kit import (
+    BackendFactory,
+    BreakHow,
+    Capability,
+    Hold,
+    Implementation,
+    LawViolation,
+    PremiseNotMet,
+    RefusalKind,
+    Refused,
+    RunningBackend,
+    Said,
+    ScriptedProvider,
+    SessionAgentSpec,
+    SessionUnderTest,
+    conversation_shown,
+    declares,
+    first_carrying,
+    reproducing,
+    text,
+)
+
+# Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
+pytestmark = pytest.mark.asyncio
+
+DEFAULT = "session.agent-has-default-conversation"
+NEW = "session.new-session-is-new-conversation"
+EITHER = "session.resume-either-id"
+QUEUED = "turn.queued-not-dropped"
+ABORT = "turn.abort-keeps-session"
+UNUSABLE = "connection.broken-is-unusable"
+STEP_TIMEOUT = 60.0
+"""Seconds one step may take (a runtime process start is a few)."""
+MAX_OPEN = 3
+"""Sessions open at once at most: a session may be a process of its own."""
+
+T = TypeVar("T")
+_MACHINES = itertools.count(1)
+
+
+@dataclass
+class Conversation:
+    """The model of one conversation: its completed turns, how the law names it."""
+
+    key: str
+    agent: int
+    history: list[Said] = field(default_factory=list)
+    conversation_id: str | None = None
+    maybe: set[str] = field(default_factory=set)
+    """Messages the seed leaves open: an aborted message the next request may carry."""
+
+
+@dataclass
+class Open:
+    session: SessionUnderTest
+    conversation: Conversation
+    law: str
+    """The law whose statement this session's turns rest on (how it was opened)."""
+
+
+def programs(
+    fake: ScriptedProvider,
+    holder: list[RunningBackend],
+    new_backend: BackendFactory,
+    implementation: Implementation,
+    loop: asyncio.AbstractEventLoop,
+    violations: list[LawViolation],
+    *,
+    aborts: bool,
+) -> type[RuleBasedStateMachine]:
+    """The machine, closed over this test's fake, its backend (`holder[0]`, replaced when
+    a kill makes the backend open again), and its loop. With `aborts`, programs abort held
+    turns too, and the test judges the abort law alone: what else a step finds wrong is
+    a premise (the other test judges those laws)."""
+    can_abort = aborts
+    ways: tuple[tuple[BreakHow, Capability], ...] = (
+        ("drop", Capability.SESSION_DROP),
+        ("kill", Capability.SESSION_KILL),
+    )
+    hows = [how for how, needed in ways if declares(implementation, needed)]
+
+    def violated(law: str, message: str) -> Exception:
+        if aborts and law != ABORT:
+            return PremiseNotMet(law, message)
+        violations.append(LawViolation(law, message))
+        return violations[-1]
+
+    async def awaited(step: Awaitable[T]) -> T:
+        return await step
+
+    def wait(step: Awaitable[T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(awaited(step), loop)
+        try:
+            return future.result(timeout=STEP_TIMEOUT)
+        finally:
+            future.cancel()
+
+    class SessionPrograms(RuleBasedStateMachine):
+        def __init__(self) -> None:
+            super().__init__()
+            self.name = f"program-{next(_MACHINES)}"
+            self.agents: list[str] = []
+            self.conversations: list[Conversation] = []
+            self.open: list[Open] = []
+            self.sent: list[str] = []
+            self.count = 0
+            self.step = 0
+
+        # -- bookkeeping -----------------------------------------------------------------
+
+        def say(self, line: str) -> str:
+            self.step += 1
+            where = f"step {self.step}"
+            if currently_in_test_context():
+                note(f"{where}: {line}")
+            return where
+
+        def fresh(self, what: str) -> str:
+            self.count += 1
+            return f"{self.name} {what} {self.count}."
+
+        def answer_next(self, answer: str) -> None:
+            """One scripted answer for the next request, in a script that steps aside once
+            used."""
+            script = fake.script(
+                [text(answer)], when=lambda _request: not script.exhausted, allow_unused=True
+            )
+
+        def opened(self, session: SessionUnderTest, conversation: Conversation, law: str) -> None:
+            ids = wait(session.ids())
+            known = conversation.conversation_id
+            if known is not None and ids.conversation_id != known:
+                raise violated(
+                    law,
+                    f"step {self.step}: the session reports conversation {ids.conversation_id!r},"
+                    f" not {known!r} which it was opened on",
+                )
+            conversation.conversation_id = ids.conversation_id
+            self.open.append(Open(session, conversation, law))
+
+        def backend(self) -> RunningBackend:
+            return holder[0]
+
+        # -- agents and sessions -----------------------------------------------------------
+
+        @initialize()
+        def first_agent(self) -> None:
+            self.new_agent()
+
+        @precondition(lambda self: len(self.agents) < 2)
+        @rule()
+        def new_agent(self) -> None:
+            agent_id = wait(self.backend().create_agent(SessionAgentSpec()))
+            self.agents.append(agent_id)
+            index = len(self.agents) - 1
+            self.conversations.append(Conversation(f"agent {index}'s default", index))
+            self.say(f"create_agent -> agent {index}")
+
+        @precondition(lambda self: len(self.open) < MAX_OPEN)
+        @rule(data=st.data())
+        def create_session(self, data: st.DataObject) -> None:
+            index = data.draw(st.integers(0, len(self.agents) - 1), "agent")
+            conversation = Conversation(f"new conversation {len(self.conversations)}", index)
+            self.conversations.append(conversation)
+            self.say(f"create_session(agent {index}) -> {conversation.key}")
+            self.opened(wait(self.backend().create_session(self.agents[index])), conversation, NEW)
+
+        @precondition(lambda self: len(self.open) < MAX_OPEN)
+        @rule(data=st.data())
+        def resume_by_agent(self, data: st.DataObject) -> None:
+            index = data.draw(st.integers(0, len(self.agents) - 1), "agent")
+            default = next(c for c in self.conversations if c.agent == index)
+            self.say(f"resume_session(agent {index}) -> {default.key}")
+            self.opened(wait(self.backend().resume_session(self.agents[index])), default, DEFAULT)
+
+        @precondition(
+            lambda self: (
+                len(self.open) < MAX_OPEN and any(c.conversation_id for c in self.conversations)
+            )
+        )
+        @rule(data=st.data())
+        def resume_by_conversation(self, data: st.DataObject) -> None:
+            known = [c for c in self.conversations if c.conversation_id]
+            conversation = data.draw(st.sampled_from(known), "conversation")
+            assert conversation.conversation_id is not None
+            self.say(f"resume_session(<{conversation.key}'s id>)")
+            session = wait(self.backend().resume_session(conversation.conversation_id))
+            self.opened(session, conversation, EITHER)
+
+        @precondition(lambda self: bool(self.open))
+        @rule(data=st.data())
+        def close(self, data: st.DataObject) -> None:
+            chosen = data.draw(st.sampled_from(self.open), "session")
+            self.say(f"close the session on {chosen.conversation.key}")
+            wait(chosen.session.close())
+            self.open.remove(chosen)
+
+        # -- turns -------------------------------------------------------------------------
+
+        def check(self, where: str, chosen: Open, message: str, law: str) -> None:
+            """The request carrying `message` shows the conversation, then the message."""
+            request = first_carrying(fake.wire.requests, message)
+            conversation = chosen.conversation
+            if request is None:
+                raise violated(law, f"{where}: {message!r} never reached the model")
+            shown = conversation_shown(request, self.sent)
+            expected = [*conversation.history, ("user", message)]
+            if shown != expected and not (
+                conversation.maybe
+                and shown[: len(conversation.history)] == conversation.history
+                and shown[-1] == ("user", message)
+                and all(
+                    said in {("user", m) for m in conversation.maybe}
+                    for said in shown[len(conversation.history) : -1]
+                )
+            ):
+                raise violated(
+                    law,
+                    f"{where}: {conversation.key} was shown {shown}, not exactly its "
+                    f"conversation {expected} (another conversation's turns, a lost turn, "
+                    f"or turns out of order)",
+                )
+            conversation.history = shown
+            conversation.maybe.clear()
+
+        def played(self, where: str, chosen: Open, message: str, answer: str, law: str) -> None:
+            stream_pass = wait(chosen.session.stream(wait=20.0))
+            result = stream_pass.result
+            if stream_pass.ended != "result" or result is None or not result.success:
+                raise violated(
+                    law,
+                    f"{where}: the turn for {message!r} on {chosen.conversation.key} ended "
+                    f"{stream_pass.ended!r} with {[e.type for e in stream_pass.events]}",
+                )
+            self.check(where, chosen, message, law)
+            chosen.conversation.history.append(("assistant", answer))
+
+        @precondition(lambda self: bool(self.open))
+        @rule(data=st.data())
+        def turn(self, data: st.DataObject) -> None:
+            chosen = data.draw(st.sampled_from(self.open), "session")
+            message, answer = self.fresh("message"), self.fresh("answer")
+            self.sent.append(message)
+            where = self.say(f"send {message!r} on {chosen.conversation.key}")
+            self.answer_next(answer)
+            wait(chosen.session.send(message))
+            self.played(where, chosen, message, answer, chosen.law)
+
+        @precondition(lambda self: bool(self.open))
+        @rule(data=st.data())
+        def send_while_active(self, data: st.DataObject) -> None:
+            chosen = data.draw(st.sampled_from(self.open), "session")
+            active, queued = self.fresh("active message"), self.fresh("queued message")
+            held_answer, answer = self.fresh("held answer"), self.fresh("answer")
+            self.sent += [active, queued]
+            where = self.say(f"send {active!r}, then {queued!r} while it is held")
+            hold = Hold(label=self.fresh("hold"), then=text(held_answer))
+            script = fake.script(
+                [hold, text(answer)], when=lambda _r: not script.exhausted, allow_unused=True
+            )
+            wait(chosen.session.send(active))
+            wait(hold.arrived(timeout=20.0))
+            wait(chosen.session.send(queued))
+            hold.release()
+            self.played(where, chosen, active, held_answer, chosen.law)
+            self.played(where, chosen, queued, answer, QUEUED)
+
+        @precondition(lambda self: can_abort and bool(self.open))
+        @rule(data=st.data())
+        def abort_held_turn(self, data: st.DataObject) -> None:
+            chosen = data.draw(st.sampled_from(self.open), "session")
+            aborted = self.fresh("aborted message")
+            self.sent.append(aborted)
+            where = self.say(f"send {aborted!r}, abort it while it is held")
+            hold = Hold(label=self.fresh("hold"), then=text(self.fresh("never shown")))
+            script = fake.script([hold], when=lambda _r: not script.exhausted, allow_unused=True)
+            wait(chosen.session.send(aborted))
+            wait(hold.arrived(timeout=20.0))
+            wait(chosen.session.abort())
+            stream_pass = wait(chosen.session.stream(wait=5.0))
+            hold.release()
+            if stream_pass.ended != "result":
+                stream_pass = wait(chosen.session.stream(wait=20.0))
+            if stream_pass.ended != "result":
+                raise violated(ABORT, f"{where}: the aborted turn's pass never ended in a result")
+            chosen.conversation.maybe.add(aborted)
+            chosen.law = ABORT  # the next turn of this session shows the session survived
+
+        @precondition(lambda self: bool(hows) and bool(self.open))
+        @rule(data=st.data())
+        def break_idle_connection(self, data: st.DataObject) -> None:
+            chosen = data.draw(st.sampled_from(self.open), "session")
+            how = data.draw(st.sampled_from(hows), "how")
+            where = self.say(f"break the idle session on {chosen.conversation.key} by {how}")
+            wait(chosen.session.break_connection(how))
+            self.open.remove(chosen)
+            try:
+                wait(chosen.session.send(self.fresh("never sent")))
+            except Refused as refused:
+                if refused.kind is not RefusalKind.SESSION_UNUSABLE:
+                    raise violated(
+                        UNUSABLE, f"{where}: reuse was refused as {refused.kind.value}"
+                    ) from None
+            else:
+                raise violated(UNUSABLE, f"{where}: the broken session took a new message")
+            if how == "kill":
+                # The runtime is gone: every session it served is, and so is the backend;
+                # the conversations live on in the store, opened again.
+                for other in self.open:
+                    try:
+                        wait(other.session.close())
+                    except Exception as error:  # a dead session may refuse even to close
+                        note(f"closing a session of the killed runtime: {error!r}")
+                self.open.clear()
+                holder[0] = wait(new_backend(store=holder[0].store, killable=True))
+
+        def teardown(self) -> None:
+            for chosen in self.open:
+                try:
+                    wait(chosen.session.close())
+                except Exception as error:
+                    note(f"closing at teardown: {error!r}")
+
+    return SessionPrograms
+
+
+async def run_programs(
+    fake: ScriptedProvider,
+    new_backend: BackendFactory,
+    implementation: Implementation,
+    *,
+    aborts: bool,
+    steps: int,
+) -> None:
+    kill = declares(implementation, Capability.SESSION_KILL)
+    holder = [await new_backend(killable=kill)]
+    violations: list[LawViolation] = []
+    loop = asyncio.get_running_loop()
+    # On `python -m conformance replay`, the stored shrunk example is played instead.
+    machine = reproducing(
+        programs(fake, holder, new_backend, implementation, loop, violations, aborts=aborts)
+    )
+    profile = settings.default
+    examples = profile.max_examples if profile is not None else 8
+    chosen = settings(stateful_step_count=steps, max_examples=examples, report_multiple_bugs=False)
+    try:
+        await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)
+    except LawViolation:
+        raise
+    except Exception as error:
+        # A runtime whose state outlives an example (the very bug) makes examples depend
+        # on the ones before, so a replay may not fail again: the violation is the evidence.
+        if violations:
+            raise violations[0] from error
+        raise
+
+
+# A passing run takes seconds against the reference; a session may be a process of its own.
+@pytest.mark.law(
+    "session.agent-has-default-conversation",
+    "session.new-session-is-new-conversation",
+    "session.resume-either-id",
+    "turn.queued-not-dropped",
+    "connection.broken-is-unusable",
+)
+@pytest.mark.timeout(600)
+async def test_any_program_of_sessions_shows_every_request_exactly_its_conversation(
+    fake: ScriptedProvider, new_backend: BackendFactory, implementation: Implementation
+) -> None:
+    await run_programs(fake, new_backend, implementation, aborts=False, steps=8)
+
+
+@pytest.mark.law("turn.abort-keeps-session")
+@pytest.mark.timeout(600)
+async def test_a_session_that_aborted_goes_on_showing_its_conversation(
+    fake: ScriptedProvider, new_backend: BackendFactory, implementation: Implementation
+) -> None:
+    await run_programs(fake, new_backend, implementation, aborts=True, steps=6)
