@@ -44,6 +44,9 @@ ROOT = HERE.parent.parent
 LISTENING = "turnlaw-host listening on "
 SYSTEM = "You take restaurant bookings. Be brief."
 MEMORY = {"human": "Ada. Vegetarian; likes a quiet table."}
+PASS_DEADLINE = 20.0
+"""Seconds a pass may take: every turn here ends in well under one, so a runtime that
+never ends a turn fails the tour rather than hanging it."""
 
 
 def start(argv: list[str], cwd: Path, *, prefix: str = "") -> tuple[subprocess.Popen[str], str]:
@@ -121,7 +124,11 @@ def describe(event: SessionEvent) -> str:
 
 async def one_pass(session: Session) -> list[SessionEvent]:
     """One pass through `stream()`: the next turn's events, up to its result."""
-    events = [event async for event in session.stream()]
+    try:
+        async with asyncio.timeout(PASS_DEADLINE):
+            events = [event async for event in session.stream()]
+    except TimeoutError:
+        raise SystemExit(f"no result within {PASS_DEADLINE} s: the turn never ended") from None
     for event in events:
         print(f"   event  {describe(event)}")
     return events
