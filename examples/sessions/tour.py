@@ -44,6 +44,7 @@ ROOT = HERE.parent.parent
 LISTENING = "turnlaw-host listening on "
 SYSTEM = "You take restaurant bookings. Be brief."
 MEMORY = {"human": "Ada. Vegetarian; likes a quiet table."}
+STOP_DEADLINE = 15.0
 PASS_DEADLINE = 20.0
 """Seconds a pass may take: every turn here ends in well under one, so a runtime that
 never ends a turn fails the tour rather than hanging it."""
@@ -68,10 +69,38 @@ def start(argv: list[str], cwd: Path, *, prefix: str = "") -> tuple[subprocess.P
     return process, line.removeprefix(prefix)
 
 
-async def start_runtime(workdir: Path, fake_url: str) -> tuple[subprocess.Popen[str], str]:
-    argv = [sys.executable, "-m", "reference_impl.sessions", "serve",
-            "--store", "store", "--provider-url", fake_url]  # fmt: skip
-    return await asyncio.to_thread(start, argv, workdir, prefix=LISTENING)
+class Processes:
+    """Every process the tour started, so that each is stopped however the tour ends."""
+
+    def __init__(self) -> None:
+        self.started: list[subprocess.Popen[str]] = []
+
+    async def start(
+        self, argv: list[str], cwd: Path, *, prefix: str = ""
+    ) -> tuple[subprocess.Popen[str], str]:
+        process, url = await asyncio.to_thread(start, argv, cwd, prefix=prefix)
+        self.started.append(process)
+        return process, url
+
+    async def runtime(self, workdir: Path, fake_url: str) -> tuple[subprocess.Popen[str], str]:
+        argv = [sys.executable, "-m", "reference_impl.sessions", "serve",
+                "--store", "store", "--provider-url", fake_url]  # fmt: skip
+        return await self.start(argv, workdir, prefix=LISTENING)
+
+    def stop_all(self) -> str:
+        """Ctrl-C (SIGINT) each one still running, the last started first; SIGKILL one
+        that has not exited after STOP_DEADLINE. Returns the first one's stderr (the
+        fake's report)."""
+        said = ""
+        for process in reversed(self.started):
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+            try:
+                _, said = process.communicate(timeout=STOP_DEADLINE)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                _, said = process.communicate()
+        return said
 
 
 class Fake:
@@ -290,8 +319,8 @@ async def play(url: str, fake: Fake, facts: dict[str, Any]) -> Session:
 
 
 async def after_crash(
-    friday: Session, runtime: subprocess.Popen[str], workdir: Path, fake_url: str, fake: Fake,
-    facts: dict[str, Any],
+    friday: Session, runtime: subprocess.Popen[str], processes: Processes, workdir: Path,
+    fake_url: str, fake: Fake, facts: dict[str, Any],
 ) -> subprocess.Popen[str]:  # fmt: skip
     """Steps 9 and 10: the kill, what the client sees, the restart, the resume by id."""
     runtime.send_signal(signal.SIGKILL)
@@ -309,7 +338,7 @@ async def after_crash(
     facts["kill"]["result"] = result_of(broken)
 
     step("10. restart the runtime on the same store; resume the conversation by its id")
-    runtime, url = await start_runtime(workdir, fake_url)
+    runtime, url = await processes.runtime(workdir, fake_url)
     print(f"   runtime on {url}, store {workdir / 'store'}")
     async with SessionClient(url) as client:
         again = await client.resume_session(facts["ids"]["friday"]["conversation_id"])
@@ -330,27 +359,25 @@ async def after_crash(
 
 async def tour(workdir: Path) -> dict[str, Any]:
     facts: dict[str, Any] = {"shown": {}}
-    fake_argv = [sys.executable, "-m", "conformance.wire", "serve", "--script",
-                 str(HERE / "answers.json")]  # fmt: skip
-    fake_process, fake_url = await asyncio.to_thread(start, fake_argv, workdir)
-    print(f"fake provider on {fake_url} (10 scripted answers, 3 of them held)")
-    fake = Fake(fake_url.removesuffix("/v1"))
-    runtime, url = await start_runtime(workdir, fake_url)
-    print(f"session runtime on {url}, store {workdir / 'store'}")
+    processes = Processes()
     try:
-        friday = await play(url, fake, facts)
-        runtime = await after_crash(friday, runtime, workdir, fake_url, fake, facts)
-        requests = await fake.requests()
-        facts["wire"] = [[f"{m['role']}: {m['text']}" for m in r["messages"]] for r in requests]
-        facts["memory_in_every_system_prompt"] = all(
-            MEMORY["human"] in r["system"] for r in requests
-        )
+        fake_argv = [sys.executable, "-m", "conformance.wire", "serve", "--script",
+                     str(HERE / "answers.json")]  # fmt: skip
+        fake_process, fake_url = await processes.start(fake_argv, workdir)
+        print(f"fake provider on {fake_url} (10 scripted answers, 3 of them held)")
+        runtime, url = await processes.runtime(workdir, fake_url)
+        print(f"session runtime on {url}, store {workdir / 'store'}")
+        fake = Fake(fake_url.removesuffix("/v1"))
+        try:
+            friday = await play(url, fake, facts)
+            runtime = await after_crash(friday, runtime, processes, workdir, fake_url, fake, facts)
+            requests = await fake.requests()
+        finally:
+            await fake.http.aclose()
     finally:
-        await fake.http.aclose()
-        runtime.send_signal(signal.SIGTERM)
-        await asyncio.to_thread(runtime.wait, 15)
-        fake_process.send_signal(signal.SIGINT)
-        _, fake_said = await asyncio.to_thread(fake_process.communicate, None, 15)
+        fake_said = await asyncio.to_thread(processes.stop_all)
+    facts["wire"] = [[f"{m['role']}: {m['text']}" for m in r["messages"]] for r in requests]
+    facts["memory_in_every_system_prompt"] = all(MEMORY["human"] in r["system"] for r in requests)
     facts["runtime_exit"] = runtime.returncode
     facts["fake_exit"] = fake_process.returncode
     step(f"11. stopped: runtime exit {runtime.returncode}; fake exit {fake_process.returncode}")
