@@ -32,12 +32,7 @@ from typing import Any
 import httpx
 
 from reference_impl.sessions import ResultEvent, SessionEvent
-from reference_impl.sessions.client import (
-    MessageBody,
-    Session,
-    SessionClient,
-    SessionUnusableError,
-)
+from reference_impl.sessions.client import MessageBody, Session, SessionClient, SessionUnusableError
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
