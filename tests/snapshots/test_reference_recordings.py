@@ -23,6 +23,8 @@ from syrupy.assertion import SnapshotAssertion
 from conformance.adapter import (
     AgentSpec,
     AgentUnderTest,
+    BackendSpec,
+    BackendUnderTest,
     HostSpec,
     IdentitySpec,
     RefusalKind,
@@ -40,6 +42,7 @@ from conformance.wire import Dialect, LoopbackServer, RequestIR, ScriptedProvide
 from reference_impl.conformance_adapter import implementation
 
 from ._hosted_scenarios import HOSTED, HostedScenario, RunningHost
+from ._session_scenarios import SESSIONS, SessionScenario
 
 # The snapshot name is `<scenario>.<dialect>`, which syrupy cannot relate to the test's
 # name; that is by design (the file is named by the parameters), so the warning is noise.
@@ -47,6 +50,9 @@ pytestmark = pytest.mark.filterwarnings(r"ignore:\s*Can not relate snapshot name
 
 API_KEY = "sk-turnlaw-recording-SECRET-4242424242"
 PORT = re.compile(r"127\.0\.0\.1:\d")
+MINTED_ID = re.compile(r"\b(?:agent|conv|message|run)-[0-9a-f]{8}")
+"""An id the reference mints (`agent-<uuid>`, `conv-<uuid>`, `message-<uuid>`, `run-<hex>`):
+none may reach a recording, or it would change on every run."""
 
 SYSTEM = "You take restaurant bookings. Be brief."
 BOOK = "Book me a table for two on Friday."
@@ -244,9 +250,39 @@ async def record_hosted(
     return provider
 
 
+async def record_sessions(
+    scenario: SessionScenario, dialect: Dialect, folder: Path
+) -> ScriptedProvider:
+    """Play a session scenario with the reference session runtime (in this process, on a
+    loopback socket, through its session door)."""
+    provider = ScriptedProvider()
+    opened: list[BackendUnderTest] = []
+    with LoopbackServer(provider):
+
+        async def open_backend(store: str) -> BackendUnderTest:
+            spec = BackendSpec(
+                base_url=provider.base_url or "",
+                api_key=API_KEY,
+                dialect=dialect,
+                store=str(folder / store),
+            )
+            backend = await implementation.open_backend(spec)
+            opened.append(backend)
+            return backend
+
+        try:
+            await scenario(open_backend, provider)
+        finally:
+            for backend in opened:
+                await backend.close()
+    provider.verify()
+    return provider
+
+
 def assert_clean(recording: str, where: str) -> None:
     assert API_KEY not in recording, f"{where}: the API key reached the recording"
     assert not PORT.search(recording), f"{where}: a loopback port reached the recording"
+    assert not MINTED_ID.search(recording), f"{where}: an id a runtime minted reached the recording"
 
 
 @pytest.fixture
@@ -278,6 +314,18 @@ async def test_hosted_recording(
     assert exported == recording
 
 
+@pytest.mark.parametrize("dialect", DIALECTS, ids=[d.value for d in DIALECTS])
+@pytest.mark.parametrize("scenario", list(SESSIONS))
+async def test_session_recording(
+    scenario: str, dialect: Dialect, recording: SnapshotAssertion, tmp_path: Path
+) -> None:
+    provider = await record_sessions(SESSIONS[scenario], dialect, tmp_path)
+    exported = provider.wire.export()
+    assert_clean(exported, f"{scenario}/{dialect.value}")
+    assert {entry["dialect"] for entry in json.loads(exported)} == {dialect.value}
+    assert exported == recording
+
+
 # -- the recordings on disk ---------------------------------------------------------------
 
 
@@ -286,7 +334,9 @@ def recordings_root(pytestconfig: pytest.Config) -> Path:
     return pytestconfig.rootpath / RECORDINGS_DIR
 
 
-EXPECTED = [(scenario, dialect) for scenario in [*SCENARIOS, *HOSTED] for dialect in DIALECTS]
+EXPECTED = [
+    (scenario, dialect) for scenario in [*SCENARIOS, *HOSTED, *SESSIONS] for dialect in DIALECTS
+]
 
 
 def test_every_recording_exists_without_keys_or_ports(recordings_root: Path) -> None:
