@@ -187,13 +187,13 @@ def beside_openai2(session: nox.Session) -> None:
     reference = Path(session.create_tmp()) / "reference-env"
     python = _environment_with_the_reference(session, reference)
     stdio = ["--impl", f"cmd:{python} -m reference_impl.stdio_adapter"]
-    # Every agent law through stdio; the hosting laws (a host process per test) in one
-    # dialect and delivery: what they add here is the host door over JSON lines, which
-    # does not vary by dialect (the conformance session runs them in every one).
-    session.run(*suite, *stdio, "-k", "not test_hosting")
-    session.run(
-        *suite, *stdio, "-k", "test_hosting", "--dialects", "openai-chat", "--deliveries", "whole"
-    )
+    # Every agent law through stdio; the hosting and session laws (host processes,
+    # backends and sessions) in one dialect and delivery: what they add here is the host
+    # and session doors over JSON lines, which do not vary by dialect (the conformance
+    # session runs them in every one).
+    doors = "test_hosting or test_sessions"
+    session.run(*suite, *stdio, "-k", f"not ({doors})")
+    session.run(*suite, *stdio, "-k", doors, "--dialects", "openai-chat", "--deliveries", "whole")
 
 
 def _environment_with_the_reference(session: nox.Session, folder: Path) -> Path:
