@@ -253,3 +253,32 @@ async def test_only_a_waiting_message_can_be_removed(
         (e.action, e.item_ids) for e in events if isinstance(e, QueueEvent)
     ]
     assert len(wire.wire) == 1
+
+
+async def test_listed_messages_keep_arrival_order_with_an_aborted_message_among_turns(
+    runtime: Runtime, loopback_provider: ScriptedProvider
+) -> None:
+    """A client reconciling its history reads what it sent in the order it sent it: an
+    aborted message is listed where it arrived, before the turn that came after it."""
+    wire = loopback_provider
+    wire.script([text("One."), Hold(label="slow", then=text("never")), text("Two.")])
+    async with runtime() as (_, client):
+        agent = await client.create_agent()
+        session = await client.resume_session(agent.id)
+        await session.send("first")
+        await _pass(session)
+        await session.send("aborted")
+        await wire.hold("slow").arrived()
+        assert await session.abort()
+        await _pass(session)
+        wire.hold("slow").release()
+        await session.send("second")
+        await _pass(session)
+        listed = [(m.role, m.text) for m in await session.list_messages()]
+    assert listed == [
+        ("user", "first"),
+        ("assistant", "One."),
+        ("user", "aborted"),
+        ("user", "second"),
+        ("assistant", "Two."),
+    ]
