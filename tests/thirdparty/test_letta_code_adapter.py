@@ -38,6 +38,7 @@ from conformance.adapter import (
     Refused,
     ResultEvent,
     SessionAgentSpec,
+    SessionImplementation,
     SessionOptions,
     ToolCallEvent,
     ToolResultEvent,
@@ -196,13 +197,9 @@ def test_the_column_names_the_release_and_declares_only_what_works() -> None:
     from importlib.metadata import version
 
     assert (implementation.name, implementation.version) == ("letta-code", version("letta"))
+    assert isinstance(implementation, SessionImplementation)
     assert Capability.SESSIONS in implementation.capabilities
-    for missing in (
-        Capability.SESSION_QUEUE_REMOVE,
-        Capability.SESSION_MEMORY,
-        Capability.CONVERSATIONS_API,
-    ):
-        assert missing not in implementation.capabilities, f"{missing} has no Letta Code door"
+    assert Capability.SESSION_QUEUE_REMOVE not in implementation.capabilities
 
 
 # --- against the CLI -------------------------------------------------------------------
@@ -491,3 +488,70 @@ async def test_the_agent_surface_runs_one_turn_on_a_new_conversation(
     assert not Path(store).exists(), "the agent's temporary store is removed at close"
     (request,) = requests(provider, "[t10]")
     assert request.user_texts()[-1].endswith("Just this. [t10]") and len(request.user_texts()) == 1
+
+
+@on_the_cli
+async def test_memory_blocks_given_at_creation_are_in_every_conversations_system_prompt(
+    provider: ScriptedProvider, backend: LettaBackend
+) -> None:
+    script(provider, "[t11]", [text("Default."), text("Created.")])
+    memory = {"human": "The user is Ada.", "booking": "Table 7 is reserved."}
+    agent = await backend.create_agent(SessionAgentSpec(system=SYSTEM, memory=memory))
+    for opened in (backend.resume_session(agent), backend.create_session(agent)):
+        session = await opened
+        await session.send(f"Who am I? [t11] {(await session.ids()).conversation_id}")
+        await session.stream()
+        await session.close()
+    shown = requests(provider, "[t11]")
+    assert len(shown) == 2
+    for request in shown:
+        assert request.system.startswith(SYSTEM)
+        assert "The user is Ada." in request.system and "Table 7 is reserved." in request.system
+
+
+@on_the_cli
+async def test_conversations_are_read_without_a_session_through_the_app_server(
+    provider: ScriptedProvider, backend: LettaBackend
+) -> None:
+    script(provider, "[t12]", [text("Listed.")])
+    agent = await backend.create_agent(SessionAgentSpec(system=SYSTEM))
+    session = await backend.create_session(agent)
+    created = (await session.ids()).conversation_id
+    await session.send("Remember this. [t12]")
+    await session.stream()
+    await session.close()
+    listed = await backend.list_conversations(agent)
+    assert created in listed
+    assert "default" not in listed, "the agent's default conversation is not listed"
+    messages = await backend.list_messages(created)
+    assert [(m.role, m.text.split("\n")[-1]) for m in messages] == [
+        ("user", "Remember this. [t12]"),
+        ("assistant", "Listed."),
+    ]
+    with pytest.raises(Refused) as refused:
+        await backend.list_messages("default")
+    assert refused.value.kind is RefusalKind.UNKNOWN_ID, "'default' names no agent here"
+
+
+@on_the_cli
+async def test_a_message_sent_while_a_client_tool_runs_is_lost(
+    provider: ScriptedProvider, backend: LettaBackend, agent_id: str
+) -> None:
+    script(provider, "[t13]", [tool_call("call_service", {"key": "t13"}), text("Tool done.")])
+    gate = provider.service("t13", held=True)
+    session = await backend.create_session(agent_id, SessionOptions(tools=("call_service",)))
+    await session.send("Call the service. [t13]")
+    for _ in range(300):
+        if gate.has_arrived:
+            break
+        await asyncio.sleep(0.1)
+    await session.send("Sent while the tool runs. [t13]")
+    await asyncio.sleep(1.0)
+    gate.release()
+    first = await session.stream()
+    later = await session.stream(wait=3.0)
+    listed = await session.list_messages()
+    await session.close()
+    assert first.result is not None and first.result.text == "Tool done."
+    assert later.ended == "waiting" and later.events == (), "no turn ever runs it"
+    assert not any("Sent while the tool runs." in m.text for m in listed), "nor is it stored"

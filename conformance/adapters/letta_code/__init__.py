@@ -72,6 +72,8 @@ class LettaCodeImplementation:
             Capability.SESSION_CLIENT_TOOLS,
             Capability.SESSION_DROP,
             Capability.SESSION_KILL,
+            Capability.SESSION_MEMORY,
+            Capability.CONVERSATIONS_API,
         }
     )
     dialects = frozenset({Dialect.OPENAI_CHAT})

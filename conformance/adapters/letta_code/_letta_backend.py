@@ -9,12 +9,14 @@ run). Everything runs in CLI processes of its own, so `killable` changes nothing
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
 from conformance.adapter import BackendSpec, SessionAgentSpec, SessionOptions, StoredMessage
 
+from ._letta_app_server import app_server
+from ._letta_events import stored_message
 from ._letta_home import PROVIDER, QUIET_FLAGS, LettaHome
-from ._letta_session import LettaSession, SessionPlan
+from ._letta_session import PAGE, LettaSession, SessionPlan
 
 SYSTEM_PRESETS = (
     "default",
@@ -73,20 +75,33 @@ class LettaBackend:
 
     async def create_agent(self, spec: SessionAgentSpec) -> str:
         """The SDK's `createAgent`: `--new-agent` with the backend's model, initialize,
-        read the agent id, close. Its memory blocks go where the SDK puts them
-        (`--memory-blocks`), which CLI 0.34.12 refuses as an unknown option."""
+        read the agent id, close. With memory blocks, which the SDK would pass as
+        `--memory-blocks` (unknown to CLI 0.34.12), the App Server's `agent_create`
+        instead: the same local backend's own agent body, `memory_blocks` and all."""
+        if spec.memory:
+            return await self._create_with_memory(spec)
         target = ["--new-agent", "-m", model_handle(self.spec.model)]
         if spec.system:
             flag = "--system" if spec.system in SYSTEM_PRESETS else "--system-custom"
             target += [flag, spec.system]
-        if spec.memory:
-            blocks = [{"label": label, "value": value} for label, value in spec.memory.items()]
-            target += ["--memory-blocks", json.dumps(blocks)]
         session = await self._open(target, SessionOptions())
         try:
             return session.init.agent_id
         finally:
             await session.close()
+
+    async def _create_with_memory(self, spec: SessionAgentSpec) -> str:
+        body: dict[str, Any] = {
+            "model": model_handle(self.spec.model),
+            "memory_blocks": [
+                {"label": label, "value": value} for label, value in spec.memory.items()
+            ],
+        }
+        if spec.system:
+            body["system"] = spec.system
+        async with app_server(self.home) as server:
+            created = await server.request("agent_create", body=body)
+        return str(created["agent"]["id"])
 
     async def create_session(
         self, agent_id: str, options: SessionOptions | None = None
@@ -108,16 +123,28 @@ class LettaBackend:
         return await self._open(target, options or SessionOptions())
 
     async def list_conversations(self, agent_id: str) -> list[str]:
-        raise NotImplementedError(
-            "the SDK 0.1.14 has no client.conversations and the CLI no command listing an "
-            "agent's conversations; conversations_api is not declared"
-        )
+        """`client.conversations.list`: the App Server's `conversation_list` (SDK 0.1.14
+        has no conversations API, the CLI no command listing conversations)."""
+        async with app_server(self.home) as server:
+            listed = await server.request("conversation_list", query={"agent_id": agent_id})
+        return [str(c["id"]) for c in listed.get("conversations") or [] if isinstance(c, dict)]
 
     async def list_messages(self, conversation_id: str) -> list[StoredMessage]:
-        raise NotImplementedError(
-            "without a session the CLI lists messages only as text (`letta messages "
-            "transcript`); conversations_api is not declared"
-        )
+        """`client.conversations.listMessages`: the App Server's
+        `conversation_messages_list`, newest first, page by page, returned oldest first.
+        The id is passed as it is: the local backend's "default" names no agent."""
+        records: list[Any] = []
+        query: dict[str, Any] = {"limit": PAGE, "order": "desc"}
+        async with app_server(self.home) as server:
+            while True:
+                page = await server.request(
+                    "conversation_messages_list", conversation_id=conversation_id, query=query
+                )
+                records.extend(page.get("messages") or [])
+                if not (page.get("has_more") and page.get("next_before") and page.get("messages")):
+                    break
+                query = {**query, "before": page["next_before"]}
+        return [stored_message(r) for r in reversed(records) if isinstance(r, dict)]
 
     async def kill(self) -> None:
         """SIGKILL every CLI process this backend started; the store stays."""

@@ -230,7 +230,7 @@ class LettaSession:
         self._write(UserLine(message=UserContent(content=message)))
         return None
 
-    async def stream(self, *, wait: float | None = None) -> StreamPass:
+    async def stream(self, wait: float | None = None) -> StreamPass:
         if self._closed or self._stream_ended:
             raise self._unusable("its connection ended")
         loop = asyncio.get_running_loop()
