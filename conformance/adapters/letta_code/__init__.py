@@ -16,25 +16,31 @@ The translation
   local connect openai-compatible --base-url <fake> --api-key <key>`, once per store,
   URL and key. Every process passes `--backend local`.
 - create_agent: `--new-agent -m openai-compatible/<model>`, initialize, close (the
-  SDK's `createAgent`); `system` is `--system-custom` (or `--system <preset>`); memory
-  blocks are `--memory-blocks`, which CLI 0.34.12 refuses, so `session_memory` is not
-  declared.
+  SDK's `createAgent`); `system` is `--system-custom` (or `--system <preset>`). With
+  memory blocks, whose SDK flag (`--memory-blocks`) CLI 0.34.12 refuses, Letta Code's
+  App Server's `agent_create` (`_letta_app_server`).
 - create_session: `--agent A --new`; resume_session: the SDK's own rule, `--conversation
-  <id>` for an id starting `conv-`, else `--agent <id> --conversation default`.
+  <id>` for an id starting `conv-`, else `--agent <id> --conversation default` (local
+  conversation ids are `local-conv-N`, so a created conversation resumed by its id is
+  the CLI's "Agent local-conv-N not found", `Refused(unknown_id)`).
 - a session is one CLI process (`_letta_session`): send is a `user` line, abort the
   `interrupt` control request, list_messages / state the `list_messages` /
   `bootstrap_session_state` control requests, client tools `register_external_tools`
   and `execute_external_tool` (`_client_tools`), approvals the CLI's `can_use_tool`
-  requests under `--permission-mode standard` answered by `decide`; break "drop" closes
-  both pipes, "kill" SIGKILLs the process group; close is the SDK's (stdin ended,
-  SIGTERM).
+  requests under `--permission-mode standard`, answered by `decide`; break "drop"
+  closes both pipes, "kill" SIGKILLs the process group; close is the SDK's (stdin
+  ended, SIGTERM).
+- list_conversations / list_messages without a session: the App Server's
+  `conversation_list` / `conversation_messages_list` (SDK 0.1.14 has no
+  `client.conversations`).
 - run (agent surface, `_letta_agent`): the SDK's `prompt()`: one turn on a new
   conversation of an agent made for the spec.
 
-Declared: sessions, session_abort, session_state, session_approvals, session_model,
-session_client_tools, session_drop, session_kill. Not declared, with the reason in the
-module that would hold it: session_queue_remove (no such request), session_memory (no
-flag takes blocks), conversations_api (no such client API or command).
+Declared: sessions, session_abort, session_state, session_approvals, session_memory,
+session_model, session_client_tools, session_drop, session_kill, conversations_api. Not
+declared: session_queue_remove (the stream-json protocol has no request removing a
+queued message). What Letta Code does under each law, with the evidence, is
+docs/letta-code.md.
 """
 
 from __future__ import annotations
@@ -84,6 +90,11 @@ class LettaCodeImplementation:
         "every process runs with --tools naming exactly the session's client tools (none "
         "of the CLI's built-in tools is offered) and with the SDK options skillSources [], "
         "systemInfoReminder false, memfsStartup skip, sleeptime trigger off",
+        "memory blocks at create_agent and conversations read without a session go "
+        "through Letta Code's App Server (letta server --listen): SDK 0.1.14's "
+        "--memory-blocks is unknown to CLI 0.34.12 and the SDK has no conversations API",
+        "resume_session keeps the SDK's rule (conv- ids to --conversation, others as an "
+        "agent id), which local conversation ids (local-conv-N, default) do not fit",
     )
 
     async def open_backend(self, spec: BackendSpec) -> LettaBackend:
