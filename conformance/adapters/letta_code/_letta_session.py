@@ -124,7 +124,11 @@ class LettaSession:
         session = cls(process, init, plan)
         if plan.options.tools:
             tools = [tool.model_dump() for tool in tool_definitions(plan.options.tools)]
-            await session._control("register_external_tools", tools=tools)
+            try:
+                await session._control("register_external_tools", tools=tools)
+            except BaseException:
+                await session.reap()
+                raise
         return session
 
     # -- the pump ---------------------------------------------------------------------
