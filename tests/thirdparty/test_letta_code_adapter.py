@@ -210,6 +210,7 @@ def provider() -> Iterator[ScriptedProvider]:
     fake = ScriptedProvider()
     with LoopbackServer(fake):
         yield fake
+    fake.verify()  # every request the CLI made was scripted, every step used
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -303,7 +304,11 @@ async def test_client_tools_are_the_only_tools_offered_and_run_in_the_adapter(
     script(
         provider,
         "[t3]",
-        [tool_call("echo", {"text": "ping"}), tool_call("whoami"), text("Both ran.")],
+        [
+            tool_call("echo", {"text": "ping"}, text="Let me run them. "),
+            tool_call("whoami"),
+            text("Both ran."),
+        ],
     )
     session = await backend.create_session(agent_id, SessionOptions(tools=("echo", "whoami")))
     await session.send("Run the tools. [t3]")
@@ -313,6 +318,9 @@ async def test_client_tools_are_the_only_tools_offered_and_run_in_the_adapter(
     assert [r.content for r in results] == ["ping", '{"identity": null, "session_id": null}']
     calls = [e for e in passed.events if isinstance(e, ToolCallEvent)]
     assert [c.tool_name for c in calls] == ["echo", "whoami"]
+    said = [e.text for e in passed.events if isinstance(e, AssistantEvent)]
+    assert said == ["Let me run them. ", "Both ran."]
+    assert passed.result is not None and passed.result.text == "Both ran.", "the last one only"
     shown = requests(provider, "[t3]")
     assert {tool.name for tool in shown[0].tools} == {"echo", "whoami"}
     assert [m.text for m in shown[-1].messages if m.role == "tool"][-2:] == [
@@ -555,3 +563,26 @@ async def test_a_message_sent_while_a_client_tool_runs_is_lost(
     assert first.result is not None and first.result.text == "Tool done."
     assert later.ended == "waiting" and later.events == (), "no turn ever runs it"
     assert not any("Sent while the tool runs." in m.text for m in listed), "nor is it stored"
+
+
+@on_the_cli
+async def test_a_model_given_on_the_default_conversation_becomes_the_agents_elsewhere_not(
+    provider: ScriptedProvider, backend: LettaBackend
+) -> None:
+    other = "turnlaw-other"
+    agent = await backend.create_agent(SessionAgentSpec(system=SYSTEM))
+    steps = [  # (session, the model it should send, its tag)
+        (backend.create_session(agent, SessionOptions(model=other)), other, "[t14a]"),
+        (backend.create_session(agent), MODEL, "[t14b]"),
+        (backend.resume_session(agent, SessionOptions(model=other)), other, "[t14c]"),
+        (backend.create_session(agent), other, "[t14d]"),
+    ]
+    for opened, model, tag in steps:
+        script(provider, tag, [text(f"Answered {tag}.")], model=model)
+        session = await opened
+        await session.send(f"Which model? {tag}")
+        passed = await session.stream()
+        await session.close()
+        assert passed.result is not None and passed.result.text == f"Answered {tag}."
+    sent = [(tag, [r.model for r in requests(provider, tag)]) for _, _, tag in steps]
+    assert sent == [(tag, [model]) for _, model, tag in steps]
