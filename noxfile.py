@@ -146,7 +146,11 @@ def letta_code_adapter(session: nox.Session) -> None:
     they drive the real CLI against the fake and re-check the facts docs/letta-code.md
     cites. Its law run (thirdparty-letta_code) comes with the session laws' manifest."""
     session.install("-e", ".[test,letta]")
-    session.run("pytest", "tests/thirdparty/test_letta_code_adapter.py", "-q", *session.posargs)
+    own_tests = [
+        "tests/thirdparty/test_letta_code_lines.py",
+        "tests/thirdparty/test_letta_code_adapter.py",
+    ]
+    session.run("pytest", *own_tests, "-q", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="js-runtime")

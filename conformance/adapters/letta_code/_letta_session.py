@@ -16,7 +16,8 @@
 - what is not the SDK's: it does not throw away events that arrived before a `send()`
   (the SDK's `send` clears its unread buffer, and its `stream` skips lines of earlier
   sends and of the previous turn's runs). That is client-side buffering, not the
-  runtime; the suite reads every pass, so nothing it is shown is older than it asked for.
+  runtime: the suite reads every pass in order, so keeping every event hides nothing
+  Letta Code emitted and adds nothing it did not.
 """
 
 from __future__ import annotations
