@@ -21,6 +21,7 @@ nox.options.sessions = [
     "thirdparty-openai_agents",
     "thirdparty-langgraph",
     "js-runtime",
+    "letta-code-adapter",
     "beside-openai2",
     "lint",
 ]
@@ -137,6 +138,19 @@ def conformance_matrix(session: nox.Session) -> None:
     if not found:
         session.error(f"no results in {RESULTS}: run nox -s conformance thirdparty-... first")
     session.run("python", "-m", "conformance", "matrix", "--results", *found)
+
+
+@nox.session(python=PYTHON, name="letta-code-adapter")
+def letta_code_adapter(session: nox.Session) -> None:
+    """The Letta Code adapter's own checks with Letta Code installed (the `letta` extra):
+    they drive the real CLI against the fake and re-check the facts docs/letta-code.md
+    cites. Its law run (thirdparty-letta_code) comes with the session laws' manifest."""
+    session.install("-e", ".[test,letta]")
+    own_tests = [
+        "tests/thirdparty/test_letta_code_lines.py",
+        "tests/thirdparty/test_letta_code_adapter.py",
+    ]
+    session.run("pytest", *own_tests, "-q", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="js-runtime")
