@@ -84,6 +84,9 @@ from ..wire import (
 from ..wire.ir import Dialect
 from ..wire.script import Step
 from ._session_kit import (
+    DEFAULT_CONVERSATION,
+    EITHER_ID,
+    NEW_CONVERSATION,
     ONE_RESULT,
     TURN_WAIT,
     Said,
@@ -91,6 +94,9 @@ from ._session_kit import (
     conversation_shown,
     first_carrying,
     last_carrying,
+    open_new,
+    open_resumed,
+    opened_by_the_law,
     requests_carrying,
     results_in,
     take_turn,
@@ -294,7 +300,10 @@ def trace_results(request: RequestIR, tool: str) -> list[str]:
 
 __all__ = [
     "BOOK",
+    "DEFAULT_CONVERSATION",
+    "EITHER_ID",
     "FAKE_KEY",
+    "NEW_CONVERSATION",
     "NOT_APPLICABLE_PREFIX",
     "ONE_RESULT",
     "SYSTEM",
@@ -370,6 +379,9 @@ __all__ = [
     "last_carrying",
     "long_turn",
     "numbered_calls",
+    "open_new",
+    "open_resumed",
+    "opened_by_the_law",
     "pairing_problems",
     "parallel_calls",
     "premise",

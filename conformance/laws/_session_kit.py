@@ -11,12 +11,14 @@ the one module a law imports.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 
 from ..adapter import (
     AssistantEvent,
+    BackendUnderTest,
     Refused,
     ResultEvent,
+    SessionOptions,
     SessionUnderTest,
     StreamPass,
 )
@@ -29,6 +31,9 @@ the fake takes well under a second, a runtime process's first one a few."""
 
 ONE_RESULT = "turn.one-result"
 """The law every session law rests on: a send and a pass end in one result."""
+DEFAULT_CONVERSATION = "session.agent-has-default-conversation"
+NEW_CONVERSATION = "session.new-session-is-new-conversation"
+EITHER_ID = "session.resume-either-id"
 
 Said = tuple[str, str]
 """(role, what): `("user", <a sent message>)`, `("assistant", <its text>)`, `("tool", <the
@@ -94,6 +99,41 @@ def results_in(passes: Iterable[StreamPass]) -> list[ResultEvent]:
     return [e for p in passes for e in p.events if isinstance(e, ResultEvent)]
 
 
+async def open_new(
+    backend: BackendUnderTest, agent_id: str, *, options: SessionOptions | None = None
+) -> SessionUnderTest:
+    """`create_session(agent_id)` as a premise: a law that needs a new conversation rests
+    on `session.new-session-is-new-conversation`, whose own tests judge a refusal."""
+    try:
+        return await backend.create_session(agent_id, options=options)
+    except Refused as refused:
+        raise PremiseNotMet(NEW_CONVERSATION, f"create_session was refused: {refused}") from None
+
+
+async def open_resumed(
+    backend: BackendUnderTest, id: str, *, by: str, options: SessionOptions | None = None
+) -> SessionUnderTest:
+    """`resume_session(id)` as a premise: by `"agent"` id it rests on the default
+    conversation's law, by `"conversation"` id on `session.resume-either-id`; those laws'
+    own tests judge a refusal (a runtime whose conversation ids cannot be resumed fails
+    there once, and every law resting on it says so, not FAIL)."""
+    law = DEFAULT_CONVERSATION if by == "agent" else EITHER_ID
+    try:
+        return await backend.resume_session(id, options=options)
+    except Refused as refused:
+        raise PremiseNotMet(
+            law, f"resume_session({id!r}), by {by} id, was refused: {refused}"
+        ) from None
+
+
+async def opened_by_the_law(opening: Awaitable[SessionUnderTest], what: str) -> SessionUnderTest:
+    """A session the law under test opens itself: a refusal is that law's FAIL."""
+    try:
+        return await opening
+    except Refused as refused:
+        raise AssertionError(f"{what} was refused: {refused}") from None
+
+
 async def take_turn(
     session: SessionUnderTest, message: str, *, wait: float = TURN_WAIT
 ) -> StreamPass:
@@ -123,6 +163,9 @@ async def take_turn(
 
 
 __all__ = [
+    "DEFAULT_CONVERSATION",
+    "EITHER_ID",
+    "NEW_CONVERSATION",
     "ONE_RESULT",
     "TURN_WAIT",
     "Said",
@@ -130,6 +173,9 @@ __all__ = [
     "conversation_shown",
     "first_carrying",
     "last_carrying",
+    "open_new",
+    "open_resumed",
+    "opened_by_the_law",
     "requests_carrying",
     "results_in",
     "take_turn",

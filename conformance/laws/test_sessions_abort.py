@@ -24,6 +24,7 @@ from ._kit import (
     SessionAgentSpec,
     StreamPass,
     last_carrying,
+    open_new,
     text,
 )
 
@@ -46,7 +47,7 @@ async def test_an_aborted_turn_ends_with_its_result_and_the_session_runs_the_nex
     hold = Hold(label="turn to abort", then=text(HELD_ANSWER))
     fake.script([hold, text(NEXT_ANSWER)], allow_unused=True)
     backend = await new_backend()
-    session = await backend.create_session(await backend.create_agent(SessionAgentSpec()))
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
 
     await session.send(ABORTED)
     await hold.arrived(timeout=20.0)

@@ -26,6 +26,8 @@ from ._kit import (
     SessionAgentSpec,
     SessionOptions,
     ToolName,
+    open_new,
+    open_resumed,
     premise,
     text,
     tool_call,
@@ -46,8 +48,8 @@ async def paused_then_dropped(
     """A turn paused for approval, its client dropped: (backend, conversation, call id)."""
     fake.script([tool_call(TOOL, {"key": KEY}), text("Done, as decided.")])
     backend = await new_backend()
-    session = await backend.create_session(
-        await backend.create_agent(SessionAgentSpec()), options=ASKING
+    session = await open_new(
+        backend, await backend.create_agent(SessionAgentSpec()), options=ASKING
     )
     await session.send(message)
     paused = await session.stream(wait=20.0)
@@ -75,7 +77,7 @@ async def test_an_approval_pending_when_the_client_dropped_is_answered_from_a_re
     backend, conversation_id, call_id = await paused_then_dropped(
         fake, new_backend, "Release my table."
     )
-    resumed = await backend.resume_session(conversation_id, options=ASKING)
+    resumed = await open_resumed(backend, conversation_id, by="conversation", options=ASKING)
     snapshot = await resumed.state()
     pending = [p.tool_call_id for p in snapshot.pending_approvals]
     assert call_id in pending, (
@@ -105,7 +107,7 @@ async def test_a_denied_approval_shows_the_model_a_denial_and_the_tool_never_run
     backend, conversation_id, call_id = await paused_then_dropped(
         fake, new_backend, "Release my table, maybe."
     )
-    resumed = await backend.resume_session(conversation_id, options=ASKING)
+    resumed = await open_resumed(backend, conversation_id, by="conversation", options=ASKING)
     pending = [p.tool_call_id for p in (await resumed.state()).pending_approvals]
     premise(LAW, call_id in pending, f"the approval was not pending after the drop: {pending}")
     await resumed.decide(call_id, False)

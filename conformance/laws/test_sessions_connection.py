@@ -47,6 +47,8 @@ from ._kit import (
     conversation_shown,
     declares,
     last_carrying,
+    open_new,
+    open_resumed,
     premise,
     take_turn,
     text,
@@ -138,7 +140,7 @@ async def test_a_broken_session_refuses_reuse_and_a_resumed_one_goes_on(
     hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
     fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
     backend = await new_backend(killable=how == "kill")
-    session = await backend.create_session(await backend.create_agent(SessionAgentSpec()))
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
     await take_turn(session, FIRST)
     conversation_id = (await session.ids()).conversation_id
 
@@ -156,7 +158,8 @@ async def test_a_broken_session_refuses_reuse_and_a_resumed_one_goes_on(
     problem = await refuses_reuse(session, how, when)
     assert problem is None, problem
 
-    resumed = await (await reopened(new_backend, backend, how)).resume_session(conversation_id)
+    again = await reopened(new_backend, backend, how)
+    resumed = await open_resumed(again, conversation_id, by="conversation")
     await take_turn(resumed, AFTER)
     request = last_carrying(fake.wire.requests, AFTER)
     assert request is not None
@@ -206,7 +209,7 @@ async def test_nothing_missed_is_replayed_and_the_history_shows_what_reached_the
     hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
     fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
     backend = await new_backend(killable=how == "kill")
-    session = await backend.create_session(await backend.create_agent(SessionAgentSpec()))
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
     await take_turn(session, FIRST)
     conversation_id = (await session.ids()).conversation_id
     await session.send(IN_FLIGHT)
@@ -214,7 +217,8 @@ async def test_nothing_missed_is_replayed_and_the_history_shows_what_reached_the
     await session.break_connection(how)
     hold.release()
 
-    resumed = await (await reopened(new_backend, backend, how)).resume_session(conversation_id)
+    again = await reopened(new_backend, backend, how)
+    resumed = await open_resumed(again, conversation_id, by="conversation")
     messages = await settled_messages(resumed, how)
     premise(
         UNUSABLE,

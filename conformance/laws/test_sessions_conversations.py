@@ -19,6 +19,9 @@ from ._kit import (
     SessionAgentSpec,
     conversation_shown,
     last_carrying,
+    open_new,
+    open_resumed,
+    opened_by_the_law,
     premise,
     shown_anywhere,
     take_turn,
@@ -50,7 +53,9 @@ async def test_a_new_agent_is_usable_at_once_and_its_id_resumes_one_default_conv
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec(system=SYSTEM))
 
-    main = await backend.resume_session(agent_id)  # nothing else happened on the agent yet
+    main = await opened_by_the_law(  # nothing else happened on the agent yet
+        backend.resume_session(agent_id), "resume_session(agent_id) on a new agent"
+    )
     await take_turn(main, FIRST)
     shown = conversation_shown(fake.wire.requests[-1], SENT)
     assert shown == [("user", FIRST)], (
@@ -62,11 +67,13 @@ async def test_a_new_agent_is_usable_at_once_and_its_id_resumes_one_default_conv
 
     # A conversation created in between is not the default: resuming by the agent id
     # goes on with the default, not with the agent's latest conversation.
-    other = await backend.create_session(agent_id)
+    other = await open_new(backend, agent_id)
     await take_turn(other, ELSEWHERE)
     await other.close()
 
-    main_again = await backend.resume_session(agent_id)
+    main_again = await opened_by_the_law(
+        backend.resume_session(agent_id), "resume_session(agent_id) a second time"
+    )
     await take_turn(main_again, AGAIN)
     shown = conversation_shown(fake.wire.requests[-1], SENT)
     expected = [("user", FIRST), ("assistant", FIRST_ANSWER), ("user", AGAIN)]
@@ -88,12 +95,12 @@ async def test_every_created_session_is_a_new_empty_conversation(
     fake.script([text(FIRST_ANSWER), text(ELSEWHERE_ANSWER), text(AGAIN_ANSWER)])
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec(system=SYSTEM))
-    main = await backend.resume_session(agent_id)
+    main = await open_resumed(backend, agent_id, by="agent")
     await take_turn(main, FIRST)  # the agent's default conversation has a turn
     ids = {(await main.ids()).conversation_id}
 
     for message in (ELSEWHERE, AGAIN):
-        session = await backend.create_session(agent_id)
+        session = await opened_by_the_law(backend.create_session(agent_id), "create_session")
         conversation_id = (await session.ids()).conversation_id
         assert conversation_id not in ids, (
             f"create_session gave conversation {conversation_id!r}, which is already one "
@@ -130,9 +137,9 @@ async def test_a_conversation_id_resumes_exactly_that_conversation(
     conversations: dict[str, str] = {}
     for message in SENT:
         if message == FIRST:
-            session = await backend.resume_session(agent_id)
+            session = await open_resumed(backend, agent_id, by="agent")
         else:
-            session = await backend.create_session(agent_id)
+            session = await open_new(backend, agent_id)
         await take_turn(session, message)
         conversations[message] = (await session.ids()).conversation_id
         await session.close()
@@ -145,7 +152,9 @@ async def test_a_conversation_id_resumes_exactly_that_conversation(
     # Each resumed by its conversation id, in another order than they were made.
     for message in (AGAIN, FIRST, ELSEWHERE):
         conversation_id = conversations[message]
-        resumed = await backend.resume_session(conversation_id)
+        resumed = await opened_by_the_law(
+            backend.resume_session(conversation_id), f"resume_session({conversation_id!r})"
+        )
         await take_turn(resumed, follow[message])
         request = last_carrying(fake.wire.requests, follow[message])
         assert request is not None

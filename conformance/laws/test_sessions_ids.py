@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._kit import BackendFactory, SessionAgentSpec, SessionIds
+from ._kit import BackendFactory, SessionAgentSpec, SessionIds, open_new, open_resumed
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
@@ -25,12 +25,11 @@ async def three_sessions(new_backend: BackendFactory) -> tuple[str, list[tuple[s
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec())
     opened = []
-    for how, opening in (
-        ("resume_session(agent_id)", backend.resume_session),
-        ("create_session(agent_id)", backend.create_session),
-        ("resume_session(agent_id) again", backend.resume_session),
-    ):
-        session = await opening(agent_id)
+    for how in ("resume_session(agent_id)", "create_session(agent_id)", "resume again"):
+        if how.startswith("create"):
+            session = await open_new(backend, agent_id)
+        else:
+            session = await open_resumed(backend, agent_id, by="agent")
         opened.append((how, await session.ids()))
         await session.close()
     return agent_id, opened

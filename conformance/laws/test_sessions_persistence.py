@@ -29,6 +29,8 @@ from ._kit import (
     conversation_shown,
     declares,
     last_carrying,
+    open_new,
+    open_resumed,
     take_turn,
     text,
 )
@@ -65,10 +67,10 @@ async def test_history_and_memory_outlive_every_connection_and_the_runtime_proce
     fake.script([text(FIRST_ANSWER), text(MAIN_ANSWER), text(THEN_ANSWER), text(LATER_ANSWER)])
     backend = await new_backend(killable=True)
     agent_id = await backend.create_agent(SessionAgentSpec(memory=MEMORY_BLOCKS if memory else {}))
-    created = await backend.create_session(agent_id)
+    created = await open_new(backend, agent_id)
     await take_turn(created, FIRST)
     conversation_id = (await created.ids()).conversation_id
-    main = await backend.resume_session(agent_id)
+    main = await open_resumed(backend, agent_id, by="agent")
     await take_turn(main, MAIN)
     await created.close()
     await main.close()
@@ -83,7 +85,8 @@ async def test_history_and_memory_outlive_every_connection_and_the_runtime_proce
         (conversation_id, THEN, [("user", FIRST), ("assistant", FIRST_ANSWER)]),
         (agent_id, LATER, [("user", MAIN), ("assistant", MAIN_ANSWER)]),
     ):
-        resumed = await again.resume_session(opened_by)
+        by = "agent" if opened_by == agent_id else "conversation"
+        resumed = await open_resumed(again, opened_by, by=by)
         await take_turn(resumed, message)
         request = last_carrying(fake.wire.requests, message)
         assert request is not None
@@ -112,12 +115,16 @@ async def test_the_agents_memory_is_in_every_conversation_of_it_and_no_other_age
     agent_id = await backend.create_agent(SessionAgentSpec(memory=MEMORY_BLOCKS))
     stranger_id = await backend.create_agent(SessionAgentSpec())
 
-    created = await backend.create_session(agent_id)
+    created = await open_new(backend, agent_id)
     conversation_id = (await created.ids()).conversation_id
     plays = [
-        ("its default conversation", await backend.resume_session(agent_id), "First, default."),
+        (
+            "its default conversation",
+            await open_resumed(backend, agent_id, by="agent"),
+            "First, default.",
+        ),
         ("a created conversation", created, "First, created."),
-        ("another created conversation", await backend.create_session(agent_id), "Another."),
+        ("another created conversation", await open_new(backend, agent_id), "Another."),
     ]
     problems = []
     for what, session, message in plays:
@@ -128,12 +135,12 @@ async def test_the_agents_memory_is_in_every_conversation_of_it_and_no_other_age
         missing = [label for label, value in MEMORY_BLOCKS.items() if value not in request.system]
         if missing:
             problems.append(f"{what}'s system prompt lacks the agent's memory {missing}")
-    resumed = await backend.resume_session(conversation_id)
+    resumed = await open_resumed(backend, conversation_id, by="conversation")
     await take_turn(resumed, "Then, resumed.")
     request = fake.wire.requests[-1]
     if any(value not in request.system for value in MEMORY_BLOCKS.values()):
         problems.append("a resumed conversation's system prompt lacks the agent's memory")
-    stranger = await backend.resume_session(stranger_id)
+    stranger = await open_resumed(backend, stranger_id, by="agent")
     await take_turn(stranger, "Hello from another agent.")
     leaked = [v for v in MEMORY_BLOCKS.values() if v in fake.wire.requests[-1].system]
     if leaked:
@@ -152,18 +159,18 @@ async def test_a_model_passed_to_a_session_is_the_agents_model_afterwards(
     agent_id = await backend.create_agent(SessionAgentSpec())
     other_id = await backend.create_agent(SessionAgentSpec())
 
-    passed = await backend.create_session(agent_id, options=SessionOptions(model=updated))
+    passed = await open_new(backend, agent_id, options=SessionOptions(model=updated))
     await take_turn(passed, "With the new model.")
     assert fake.wire.requests[-1].model == updated, (
         f"a session opened with model {updated!r} asked the model {fake.wire.requests[-1].model!r}"
     )
     await passed.close()
     problems = []
-    for what, opening in (
-        ("resumed from the agent id", backend.resume_session),
-        ("created on the agent", backend.create_session),
-    ):
-        session = await opening(agent_id)
+    for what in ("resumed from the agent id", "created on the agent"):
+        if what.startswith("created"):
+            session = await open_new(backend, agent_id)
+        else:
+            session = await open_resumed(backend, agent_id, by="agent")
         await take_turn(session, f"Without a model, {what}.")
         asked = fake.wire.requests[-1].model
         if asked != updated:
@@ -172,7 +179,7 @@ async def test_a_model_passed_to_a_session_is_the_agents_model_afterwards(
                 f"update {updated!r} passed to an earlier session did not persist"
             )
         await session.close()
-    other = await backend.resume_session(other_id)
+    other = await open_resumed(backend, other_id, by="agent")
     await take_turn(other, "Another agent.")
     if fake.wire.requests[-1].model != base:
         problems.append(

@@ -28,6 +28,7 @@ from ._kit import (
     StreamPass,
     conversation_shown,
     first_carrying,
+    open_new,
     premise,
     results_in,
     text,
@@ -93,7 +94,7 @@ async def test_messages_sent_during_a_turn_each_reach_the_model_after_it_in_orde
     hold = Hold(label="active turn", then=text(ACTIVE_ANSWER))
     fake.script([hold, *(text(f"Noted: {m}") for m in LATER)], allow_unused=True)
     backend = await new_backend()
-    session = await backend.create_session(await backend.create_agent(SessionAgentSpec()))
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
 
     await session.send(ACTIVE)
     await hold.arrived(timeout=20.0)
@@ -131,7 +132,7 @@ async def test_a_removed_queued_message_never_reaches_the_model_and_a_started_on
     hold_again = Hold(label="started turn", then=text("Noted, one more."))
     fake.script([hold, text("Noted."), hold_again], allow_unused=True)
     backend = await new_backend()
-    session = await backend.create_session(await backend.create_agent(SessionAgentSpec()))
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
 
     await session.send(ACTIVE)
     await hold.arrived(timeout=20.0)

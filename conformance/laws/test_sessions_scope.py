@@ -28,6 +28,8 @@ from ._kit import (
     SessionOptions,
     declares,
     last_carrying,
+    open_new,
+    open_resumed,
     premise,
     take_turn,
     text,
@@ -49,7 +51,7 @@ async def test_a_client_tool_is_offered_only_in_the_session_that_registered_it(
     fake.script([text("With the tool."), text("Without it."), text("Created, without it.")])
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec())
-    with_tool = await backend.create_session(agent_id, options=SessionOptions(tools=("echo",)))
+    with_tool = await open_new(backend, agent_id, options=SessionOptions(tools=("echo",)))
     await take_turn(with_tool, "Registered echo.")
     offered = [t.name for t in fake.wire.requests[-1].tools]
     assert "echo" in offered, (
@@ -60,7 +62,8 @@ async def test_a_client_tool_is_offered_only_in_the_session_that_registered_it(
 
     problems = []
     for what, opened_by in (("resumed", conversation_id), ("the agent's default", agent_id)):
-        without = await backend.resume_session(opened_by)
+        by = "agent" if opened_by == agent_id else "conversation"
+        without = await open_resumed(backend, opened_by, by=by)
         message = f"No tools registered ({what})."
         await take_turn(without, message)
         request = last_carrying(fake.wire.requests, message)
@@ -90,8 +93,8 @@ async def test_one_sessions_permission_behaviour_does_not_pause_another(
     )
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec())
-    asking = await backend.create_session(
-        agent_id, options=SessionOptions(tools=("echo",), needs_approval=("echo",))
+    asking = await open_new(
+        backend, agent_id, options=SessionOptions(tools=("echo",), needs_approval=("echo",))
     )
     await asking.send("Echo it, with my approval.")
     paused = await asking.stream(wait=20.0)
@@ -108,8 +111,8 @@ async def test_one_sessions_permission_behaviour_does_not_pause_another(
     conversation_id = (await asking.ids()).conversation_id
     await asking.close()
 
-    trusting = await backend.resume_session(
-        conversation_id, options=SessionOptions(tools=("echo",))
+    trusting = await open_resumed(
+        backend, conversation_id, by="conversation", options=SessionOptions(tools=("echo",))
     )
     await trusting.send("Echo it again.")
     again = await trusting.stream(wait=20.0)
@@ -135,16 +138,16 @@ async def test_an_agents_conversations_and_their_messages_are_listed_without_a_s
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec())
     stranger_id = await backend.create_agent(SessionAgentSpec())
-    stranger = await backend.create_session(stranger_id)
+    stranger = await open_new(backend, stranger_id)
     stranger_conversation = (await stranger.ids()).conversation_id
     await stranger.close()
 
     conversations: dict[str, str] = {}
     for name, message in said.items():
         if name == "default":
-            session = await backend.resume_session(agent_id)
+            session = await open_resumed(backend, agent_id, by="agent")
         else:
-            session = await backend.create_session(agent_id)
+            session = await open_new(backend, agent_id)
         await take_turn(session, message)
         conversations[name] = (await session.ids()).conversation_id
         await session.close()

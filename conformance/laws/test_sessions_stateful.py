@@ -184,6 +184,16 @@ def programs(
         def backend(self) -> RunningBackend:
             return holder[0]
 
+        def attempt(self, law: str, what: str, step: Awaitable[T]) -> T:
+            """A step the law of `law` promises works: a refusal, or a held request that
+            never arrives (the runtime did not send it), is that law's violation."""
+            try:
+                return wait(step)
+            except Refused as refused:
+                raise violated(law, f"step {self.step}: {what} was refused: {refused}") from None
+            except TimeoutError as error:
+                raise violated(law, f"step {self.step}: {what}: {error}") from None
+
         # -- agents and sessions -----------------------------------------------------------
 
         @initialize()
@@ -206,7 +216,8 @@ def programs(
             conversation = Conversation(f"new conversation {len(self.conversations)}", index)
             self.conversations.append(conversation)
             self.say(f"create_session(agent {index}) -> {conversation.key}")
-            self.opened(wait(self.backend().create_session(self.agents[index])), conversation, NEW)
+            opening = self.backend().create_session(self.agents[index])
+            self.opened(self.attempt(NEW, "create_session", opening), conversation, NEW)
 
         @precondition(lambda self: len(self.open) < MAX_OPEN)
         @rule(data=st.data())
@@ -214,7 +225,8 @@ def programs(
             index = data.draw(st.integers(0, len(self.agents) - 1), "agent")
             default = next(c for c in self.conversations if c.agent == index)
             self.say(f"resume_session(agent {index}) -> {default.key}")
-            self.opened(wait(self.backend().resume_session(self.agents[index])), default, DEFAULT)
+            opening = self.backend().resume_session(self.agents[index])
+            self.opened(self.attempt(DEFAULT, "resume by agent id", opening), default, DEFAULT)
 
         @precondition(
             lambda self: (
@@ -227,7 +239,8 @@ def programs(
             conversation = data.draw(st.sampled_from(known), "conversation")
             assert conversation.conversation_id is not None
             self.say(f"resume_session(<{conversation.key}'s id>)")
-            session = wait(self.backend().resume_session(conversation.conversation_id))
+            opening = self.backend().resume_session(conversation.conversation_id)
+            session = self.attempt(EITHER, "resume by conversation id", opening)
             self.opened(session, conversation, EITHER)
 
         @precondition(lambda self: bool(self.open))
@@ -286,7 +299,7 @@ def programs(
             self.sent.append(message)
             where = self.say(f"send {message!r} on {chosen.conversation.key}")
             self.answer_next(answer)
-            wait(chosen.session.send(message))
+            self.attempt(chosen.law, f"sending {message!r}", chosen.session.send(message))
             self.played(where, chosen, message, answer, chosen.law)
 
         @precondition(lambda self: bool(self.open))
@@ -301,9 +314,11 @@ def programs(
             script = fake.script(
                 [hold, text(answer)], when=lambda _r: not script.exhausted, allow_unused=True
             )
-            wait(chosen.session.send(active))
-            wait(hold.arrived(timeout=20.0))
-            wait(chosen.session.send(queued))
+            self.attempt(chosen.law, f"sending {active!r}", chosen.session.send(active))
+            self.attempt(chosen.law, f"{active!r} reaching the model", hold.arrived(timeout=20.0))
+            self.attempt(
+                QUEUED, f"sending {queued!r} while a turn is active", chosen.session.send(queued)
+            )
             hold.release()
             self.played(where, chosen, active, held_answer, chosen.law)
             self.played(where, chosen, queued, answer, QUEUED)
@@ -317,9 +332,9 @@ def programs(
             where = self.say(f"send {aborted!r}, abort it while it is held")
             hold = Hold(label=self.fresh("hold"), then=text(self.fresh("never shown")))
             script = fake.script([hold], when=lambda _r: not script.exhausted, allow_unused=True)
-            wait(chosen.session.send(aborted))
-            wait(hold.arrived(timeout=20.0))
-            wait(chosen.session.abort())
+            self.attempt(chosen.law, f"sending {aborted!r}", chosen.session.send(aborted))
+            self.attempt(chosen.law, f"{aborted!r} reaching the model", hold.arrived(timeout=20.0))
+            self.attempt(ABORT, "abort()", chosen.session.abort())
             stream_pass = wait(chosen.session.stream(wait=5.0))
             hold.release()
             if stream_pass.ended != "result":

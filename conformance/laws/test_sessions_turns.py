@@ -33,6 +33,8 @@ from ._kit import (
     ToolCallEvent,
     ToolResultEvent,
     declares,
+    open_new,
+    open_resumed,
     take_turn,
     text,
     text_blocks,
@@ -80,7 +82,7 @@ async def test_one_send_and_one_pass_end_with_the_turns_one_result(
 ) -> None:
     fake.script([text_blocks(*BLOCKS), text(SECOND_ANSWER)])
     backend = await new_backend()
-    session = await backend.create_session(await backend.create_agent(SessionAgentSpec()))
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
 
     await session.send(FIRST)
     first = await session.stream(wait=20.0)
@@ -121,7 +123,7 @@ async def test_a_turn_that_calls_a_tool_streams_the_call_and_its_result(
     fake.script([tool_call("echo", {"text": ECHOED}), text_blocks(*BLOCKS)])
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec())
-    session = await backend.create_session(agent_id, options=SessionOptions(tools=("echo",)))
+    session = await open_new(backend, agent_id, options=SessionOptions(tools=("echo",)))
 
     await session.send(FIRST)
     stream_pass = await session.stream(wait=20.0)
@@ -184,7 +186,7 @@ async def test_every_run_an_event_names_is_listed_by_its_turns_result_and_no_oth
     fake.script([text(f"Answer {n}.") for n in range(1, 4)])
     backend = await new_backend()
     agent_id = await backend.create_agent(SessionAgentSpec())
-    session = await backend.create_session(agent_id)
+    session = await open_new(backend, agent_id)
     conversation_id = (await session.ids()).conversation_id
     problems: list[str] = []
     runs_of: dict[str, set[str]] = {}
@@ -195,7 +197,7 @@ async def test_every_run_an_event_names_is_listed_by_its_turns_result_and_no_oth
         runs_of[what] = runs
     # The same conversation in another session (another connection, maybe another process).
     await session.close()
-    again = await backend.resume_session(conversation_id)
+    again = await open_resumed(backend, conversation_id, by="conversation")
     found, runs_of["turn 3, in a resumed session"] = run_ids_problems(
         await take_turn(again, "Message of turn 3."), "turn 3, in a resumed session"
     )

@@ -2,13 +2,16 @@
 
 It also proves the run is in the dialect it was asked for: the fake answers every
 dialect's endpoint, so a runtime built for another one would otherwise pass every law
-while no request of the dialect under test was ever judged."""
+while no request of the dialect under test was ever judged. The request is read against
+the message sent: one user message carrying it, and nothing else of a conversation (text
+a runtime wraps around a message of its own accord, as Letta Code's reminders, is not a
+conversation)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ._kit import BOOK, SYSTEM, AgentFactory, Dialect, ScriptedProvider, text
+from ._kit import BOOK, SYSTEM, AgentFactory, Dialect, ScriptedProvider, conversation_shown, text
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
@@ -29,4 +32,5 @@ async def test_one_turn_reaches_the_model_and_answers(
     assert sent == dialect, (
         f"the run was asked to speak {dialect.value}, but its request came in {sent.value}"
     )
-    assert fake.wire.last.user_texts() == [BOOK]
+    shown = conversation_shown(fake.wire.last, [BOOK])
+    assert shown == [("user", BOOK)], f"one turn showed the model {shown}, not one user message"

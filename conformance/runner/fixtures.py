@@ -62,16 +62,16 @@ async def new_agent(
     """`await new_agent(id=..., tools=(...), ...)` -> an agent against the fake."""
     made: list[AgentUnderTest] = []
 
-    async def make(**spec: Any) -> AgentUnderTest:
-        agent = await implementation.create_agent(
-            AgentSpec(
-                base_url=fake.base_url or "",
-                api_key=FAKE_KEY,
-                dialect=dialect,
-                stream=delivery is Delivery.STREAM,
-                **spec,
-            )
+    async def make(**fields: Any) -> AgentUnderTest:
+        spec = AgentSpec(
+            base_url=fake.base_url or "",
+            api_key=FAKE_KEY,
+            dialect=dialect,
+            stream=delivery is Delivery.STREAM,
+            **fields,
         )
+        fake.list_model(spec.model)  # a runtime may refuse a model its provider does not list
+        agent = await implementation.create_agent(spec)
         made.append(agent)
         return agent
 
