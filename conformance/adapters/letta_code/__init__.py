@@ -19,10 +19,12 @@ The translation
   SDK's `createAgent`); `system` is `--system-custom` (or `--system <preset>`). With
   memory blocks, whose SDK flag (`--memory-blocks`) CLI 0.34.12 refuses, Letta Code's
   App Server's `agent_create` (`_letta_app_server`).
-- create_session: `--agent A --new`; resume_session: the SDK's own rule, `--conversation
-  <id>` for an id starting `conv-`, else `--agent <id> --conversation default` (local
-  conversation ids are `local-conv-N`, so a created conversation resumed by its id is
-  the CLI's "Agent local-conv-N not found", `Refused(unknown_id)`).
+- create_session: `--agent A --new`; resume_session: `--agent <id> --conversation
+  default` for an agent id (`agent-...`), else `--conversation <id>`. This departs from
+  SDK 0.1.14, whose rule (`conv-` prefix: a conversation; anything else: an agent) no
+  local conversation id fits (`local-conv-N`, `default`), so through the SDK none could
+  be resumed by its id; the CLI's own flag lets every law resting on a resume be judged
+  (docs/letta-code.md records the SDK's rule as a finding).
 - a session is one CLI process (`_letta_session`): send is a `user` line, abort the
   `interrupt` control request, list_messages / state the `list_messages` /
   `bootstrap_session_state` control requests, client tools `register_external_tools`
@@ -93,8 +95,9 @@ class LettaCodeImplementation:
         "memory blocks at create_agent and conversations read without a session go "
         "through Letta Code's App Server (letta server --listen): SDK 0.1.14's "
         "--memory-blocks is unknown to CLI 0.34.12 and the SDK has no conversations API",
-        "resume_session keeps the SDK's rule (conv- ids to --conversation, others as an "
-        "agent id), which local conversation ids (local-conv-N, default) do not fit",
+        "resume_session sends agent ids (agent-...) to --agent A --conversation default and "
+        "any other id to --conversation, not SDK 0.1.14's conv- rule, which no local "
+        "conversation id (local-conv-N, default) fits",
     )
 
     async def open_backend(self, spec: BackendSpec) -> LettaBackend:

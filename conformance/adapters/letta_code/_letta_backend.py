@@ -110,15 +110,17 @@ class LettaBackend:
         return await self._open(["--agent", agent_id, "--new"], options or SessionOptions())
 
     async def resume_session(self, id: str, options: SessionOptions | None = None) -> LettaSession:
-        """The SDK's `resumeSession(id)`, rule included: an id starting `conv-` is a
-        conversation (`--conversation`), anything else an agent whose default
-        conversation is meant (`--agent <id> --conversation default`). The local
-        backend's conversation ids are `local-conv-N`, so resuming one by its id sends it
-        as an agent id, and the CLI answers "Agent local-conv-N not found"."""
+        """`resumeSession(id)` as the CLI takes it: an agent id (`agent-...`) resumes its
+        default conversation (`--agent <id> --conversation default`), any other id is a
+        conversation (`--conversation <id>`). SDK 0.1.14 tells the two apart by a `conv-`
+        prefix, which the local backend's ids (`local-conv-N`, `default`) never have, so
+        through the SDK no local conversation can be resumed by its id at all
+        (docs/letta-code.md); the adapter drives the CLI's own flag instead, so that the
+        laws resting on a resume judge Letta Code's conversations, not that prefix."""
         target = (
-            ["--conversation", id]
-            if id.startswith("conv-")
-            else ["--agent", id, "--conversation", "default"]
+            ["--agent", id, "--conversation", "default"]
+            if id.startswith("agent-")
+            else ["--conversation", id]
         )
         return await self._open(target, options or SessionOptions())
 

@@ -375,7 +375,10 @@ async def _await_init(process: LettaProcess) -> InitLine:
         if isinstance(line, StdoutClosed):
             code = await process.wait_exit(5.0)
             stderr = process.stderr_tail().strip()
-            if "not found" in stderr:  # "Agent X not found", "Conversation X not found"
+            # The CLI's refusals of an id that names nothing it holds: "Agent X not found",
+            # "Conversation X not found", and "--conv default requires --agent" (the
+            # default conversation's id names no conversation without its agent).
+            if "not found" in stderr or "requires --agent" in stderr:
                 raise Refused(RefusalKind.UNKNOWN_ID, stderr)
             raise LettaStartError(f"Letta Code exited ({code}) before its init line: {stderr}")
 
