@@ -19,6 +19,7 @@ import pytest
 from ._kit import (
     BackendFactory,
     Hold,
+    Refused,
     ResultEvent,
     ScriptedProvider,
     SessionAgentSpec,
@@ -70,8 +71,14 @@ async def test_an_aborted_turn_ends_with_its_result_and_the_session_runs_the_nex
         f"was not cancelled but answered"
     )
 
-    await session.send(NEXT)
-    after = await session.stream(wait=20.0)
+    try:
+        await session.send(NEXT)
+        after = await session.stream(wait=20.0)
+    except Refused as refused:
+        raise AssertionError(
+            f"after abort() the session refused the next message ({refused}): abort cancels "
+            f"the turn without closing the session"
+        ) from None
     request = last_carrying(fake.wire.requests, NEXT)
     assert request is not None and after.result is not None and after.result.success, (
         f"the session that aborted a turn could not run the next one: the next message "

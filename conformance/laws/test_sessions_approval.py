@@ -109,7 +109,10 @@ async def test_a_denied_approval_shows_the_model_a_denial_and_the_tool_never_run
     )
     resumed = await open_resumed(backend, conversation_id, by="conversation", options=ASKING)
     pending = [p.tool_call_id for p in (await resumed.state()).pending_approvals]
-    premise(LAW, call_id in pending, f"the approval was not pending after the drop: {pending}")
+    assert call_id in pending, (
+        f"after the client dropped (the runtime still up), the resumed session's snapshot "
+        f"shows pending approvals {pending}, not the one for call {call_id!r}"
+    )
     await resumed.decide(call_id, False)
     finished = await resumed.stream(wait=20.0)
     premise("turn.one-result", finished.ended == "result", f"ended {finished.ended!r}")
