@@ -28,7 +28,6 @@ from ._kit import (
     ToolName,
     open_new,
     open_resumed,
-    premise,
     text,
     tool_call,
 )
@@ -86,7 +85,10 @@ async def test_an_approval_pending_when_the_client_dropped_is_answered_from_a_re
     )
     await resumed.decide(call_id, True)
     finished = await resumed.stream(wait=20.0)
-    premise("turn.one-result", finished.ended == "result", f"ended {finished.ended!r}")
+    assert finished.ended == "result", (
+        f"after the approval was answered the turn did not go on to its result (the pass "
+        f"ended {finished.ended!r} with {[e.type for e in finished.events]})"
+    )
     shown = [
         m.text
         for m in fake.wire.requests[-1].messages
@@ -115,7 +117,10 @@ async def test_a_denied_approval_shows_the_model_a_denial_and_the_tool_never_run
     )
     await resumed.decide(call_id, False)
     finished = await resumed.stream(wait=20.0)
-    premise("turn.one-result", finished.ended == "result", f"ended {finished.ended!r}")
+    assert finished.ended == "result", (
+        f"after the approval was answered the turn did not go on to its result (the pass "
+        f"ended {finished.ended!r} with {[e.type for e in finished.events]})"
+    )
     results = [m for m in fake.wire.requests[-1].messages if m.role == "tool"]
     assert gate.calls == 0 and len(results) == 1 and gate.reply not in results[0].text, (
         f"after the approval was denied the tool ran {gate.calls} time(s) and the model was "

@@ -56,6 +56,7 @@ from ._kit import (
     ScriptedProvider,
     SessionAgentSpec,
     SessionUnderTest,
+    Step,
     conversation_shown,
     declares,
     first_carrying,
@@ -148,6 +149,9 @@ def programs(
             self.sent: list[str] = []
             self.count = 0
             self.step = 0
+            self.live = True
+            """False once the example is over: its scripts step aside even if a failing
+            step left them unused, so the next example's requests get its own answers."""
 
         # -- bookkeeping -----------------------------------------------------------------
 
@@ -165,8 +169,13 @@ def programs(
         def answer_next(self, answer: str) -> None:
             """One scripted answer for the next request, in a script that steps aside once
             used."""
+            self.script([text(answer)])
+
+        def script(self, steps: list[Step]) -> None:
+            """Answers for this example's next requests, in a script that steps aside once
+            used or once the example is over."""
             script = fake.script(
-                [text(answer)], when=lambda _request: not script.exhausted, allow_unused=True
+                steps, when=lambda _request: self.live and not script.exhausted, allow_unused=True
             )
 
         def opened(self, session: SessionUnderTest, conversation: Conversation, law: str) -> None:
@@ -311,9 +320,7 @@ def programs(
             self.sent += [active, queued]
             where = self.say(f"send {active!r}, then {queued!r} while it is held")
             hold = Hold(label=self.fresh("hold"), then=text(held_answer))
-            script = fake.script(
-                [hold, text(answer)], when=lambda _r: not script.exhausted, allow_unused=True
-            )
+            self.script([hold, text(answer)])
             self.attempt(chosen.law, f"sending {active!r}", chosen.session.send(active))
             self.attempt(chosen.law, f"{active!r} reaching the model", hold.arrived(timeout=20.0))
             self.attempt(
@@ -331,7 +338,7 @@ def programs(
             self.sent.append(aborted)
             where = self.say(f"send {aborted!r}, abort it while it is held")
             hold = Hold(label=self.fresh("hold"), then=text(self.fresh("never shown")))
-            script = fake.script([hold], when=lambda _r: not script.exhausted, allow_unused=True)
+            self.script([hold])
             self.attempt(chosen.law, f"sending {aborted!r}", chosen.session.send(aborted))
             self.attempt(chosen.law, f"{aborted!r} reaching the model", hold.arrived(timeout=20.0))
             self.attempt(ABORT, "abort()", chosen.session.abort())
@@ -373,6 +380,7 @@ def programs(
                 holder[0] = wait(new_backend(store=holder[0].store, killable=True))
 
         def teardown(self) -> None:
+            self.live = False
             for chosen in self.open:
                 try:
                     wait(chosen.session.close())

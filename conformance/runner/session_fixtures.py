@@ -8,7 +8,8 @@ a fresh store directory under the test's tmp_path, or on `store=` (another backe
 one of its sessions is given is listed by the fake at GET /v1/models first, since a
 runtime may refuse a model its provider does not list (Letta Code does). A test of an
 implementation that does not declare `sessions` is NOT_APPLICABLE. Teardown closes
-every session the test opened, then ends every backend still open (killed if it is killable, else closed).
+every session the test opened, then ends every backend still open (killed if it is
+killable, else closed).
 """
 
 from __future__ import annotations

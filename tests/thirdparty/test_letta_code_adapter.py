@@ -313,7 +313,7 @@ async def test_a_killed_approval_is_pending_in_the_store_and_only_a_denial_reach
     resumed = await backend.resume_session(agent_id, options)
     state = await resumed.state()
     assert [p.tool_call_id for p in state.pending_approvals] == [asked.tool_call_id]
-    with pytest.raises(LookupError):
+    with pytest.raises(NotImplementedError):
         await resumed.decide(asked.tool_call_id, allow=True)
     await resumed.decide(asked.tool_call_id, allow=False)  # recover_pending_approvals
     after = await resumed.state()

@@ -267,7 +267,9 @@ class LettaSession:
         """Answer the CLI's open permission request for the call as the SDK's
         `canUseTool` callback would. With none open (the request died with an earlier
         process) a denial is the SDK's `recoverPendingApprovals()`, which denies every
-        pending approval of the conversation; an allow has no way to reach the CLI."""
+        pending approval of the conversation; an allow has no way to reach the CLI, so it
+        is NotImplementedError: a declared capability that cannot do what was asked, which
+        the suite judges a FAIL of the law that asked (not the adapter's crash)."""
         request_id = self._permissions.pop(tool_call_id, None)
         if request_id is not None:
             if allow:
@@ -280,7 +282,7 @@ class LettaSession:
             )
             return
         if allow:
-            raise LookupError(
+            raise NotImplementedError(
                 f"decide({tool_call_id!r}, allow=True): Letta Code has no open permission "
                 "request for that call in this session, and its headless protocol has no "
                 "way to approve an approval left by an earlier process"
