@@ -32,6 +32,7 @@ COLUMNS = {
     "pydantic-ai": "nox -s thirdparty-pydantic_ai",
     "openai-agents": "nox -s thirdparty-openai_agents",
     "langgraph": "nox -s thirdparty-langgraph",
+    "letta": "nox -s thirdparty-letta_code",
 }
 """Column name -> the nox session whose run produces it (results file <column>.jsonl)."""
 
