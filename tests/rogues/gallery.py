@@ -19,6 +19,7 @@ from . import semantics_rogues as semantics
 from . import timing_rogues as timing
 from . import verbatim_rogues as verbatim
 from .rogue import Rogue
+from .session_gallery import HOLES, SESSION_ROGUES
 
 REFERENCE_SPEC = "reference_impl.conformance_adapter:implementation"
 
@@ -341,6 +342,8 @@ ROGUES: tuple[Rogue, ...] = (
         ("hosting.session-id-is-not-auth",),
         host=served.SessionIdIsOwnership,
     ),
+    # agents, conversations and sessions: the session runtime and its client (issue 15)
+    *SESSION_ROGUES,
 )
 
 BY_ID = {rogue.id: rogue for rogue in ROGUES}
@@ -350,7 +353,7 @@ __all__ = ["BY_ID", "REFERENCE_SPEC", "ROGUES", "Rogue"]
 
 def __getattr__(name: str) -> ReferenceImplementation:
     """`tests.rogues.gallery:run_carries_previous` -> that rogue's implementation."""
-    for rogue in ROGUES:
+    for rogue in (*ROGUES, *HOLES):
         if rogue.attribute == name:
             return rogue.implementation()
     raise AttributeError(name)
