@@ -56,6 +56,7 @@ from .providers import (  # noqa: F401  (warmed here: see below)
 
 if TYPE_CHECKING:
     from .conformance_sessions import ReferenceBackend
+    from .sessions.client import SessionClient
 
 # The suite imports every dialect's SDK with the adapter, as it always did, so no law's
 # first call pays an SDK import inside its deadline; the host process (conformance_host)
@@ -197,6 +198,7 @@ class ReferenceImplementation:
         hosting: bool = True,
         sessions: bool = True,
         session_runtime_class: str | None = None,
+        session_client_class: type[SessionClient] | None = None,
     ) -> None:
         """`agent_class` is the runtime: a runtime derived from the reference (the rogues
         in tests/rogues/) is tested through this same adapter, unchanged. `host_class`
@@ -204,10 +206,13 @@ class ReferenceImplementation:
         `hosting=False` declares no hosting at all (an agent-level rogue, whose kill run
         need not start hosts). `session_runtime_class` (`module:attr`, a SessionRuntime
         subclass) is the runtime the session door opens, in this process or spawned;
-        `sessions=False` declares no session capability (a rogue of another surface)."""
+        `session_client_class` (a SessionClient subclass, always in this process) is the
+        runtime's client the door drives it through; `sessions=False` declares no
+        session capability (a rogue of another surface)."""
         self.agent_class = agent_class
         self.host_class = host_class
         self.session_runtime_class = session_runtime_class
+        self.session_client_class = session_client_class
         if name is not None:
             self.name = name
         undeclared = (frozenset() if hosting else HOSTING_CAPABILITIES) | (
@@ -238,7 +243,11 @@ class ReferenceImplementation:
         (Starlette, uvicorn, websockets) is imported on first use."""
         from .conformance_sessions import open_reference_backend
 
-        return await open_reference_backend(spec, runtime_class=self.session_runtime_class)
+        return await open_reference_backend(
+            spec,
+            runtime_class=self.session_runtime_class,
+            client_class=self.session_client_class,
+        )
 
     async def damage_session(self, store: str, session_id: str) -> None:
         """Make one stored conversation unreadable, as a real store goes bad."""

@@ -268,9 +268,15 @@ class ReferenceBackend:
 
 
 async def open_reference_backend(
-    spec: BackendSpec, *, runtime_class: str | None = None
+    spec: BackendSpec,
+    *,
+    runtime_class: str | None = None,
+    client_class: type[SessionClient] | None = None,
 ) -> ReferenceBackend:
-    """The reference runtime for `spec`: in this process unless `spec.killable`."""
+    """The reference runtime for `spec`: in this process unless `spec.killable`.
+    `runtime_class` (an import path: it may be served in a process of its own) is the
+    runtime served; `client_class` the client the adapter drives it through (always in
+    this process; None: the reference's `SessionClient`)."""
     stack = AsyncExitStack()
     process: SessionRuntimeProcess | None = None
     try:
@@ -279,7 +285,7 @@ async def open_reference_backend(
             url = process.url
         else:
             url = (await stack.enter_async_context(_in_process(spec, runtime_class))).url
-        client = await stack.enter_async_context(SessionClient(url))
+        client = await stack.enter_async_context((client_class or SessionClient)(url))
     except BaseException:
         await stack.aclose()
         if process is not None:

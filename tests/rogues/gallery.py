@@ -6,9 +6,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from reference_impl import Agent
 from reference_impl.conformance_adapter import ReferenceImplementation
 
 from . import conversation_rogues as conv
@@ -21,48 +18,8 @@ from . import memory_rogues as memory
 from . import semantics_rogues as semantics
 from . import timing_rogues as timing
 from . import verbatim_rogues as verbatim
-
-
-@dataclass(frozen=True)
-class Rogue:
-    id: str
-    breaks: tuple[str, ...]
-    """The laws this rogue is built to break: each must FAIL against it."""
-    runtime: type[Agent] = Agent
-    host: type | None = None
-    """A `StandingAgent` subclass for the hosting rogues; None: the reference host, and
-    no hosting at all, so an agent-level rogue's kill job starts no host process."""
-
-    @property
-    def change(self) -> str:
-        """The one change, in words (the host's docstring for a host rogue, else the runtime's)."""
-        changed = self.host if self.host is not None else self.runtime
-        return " ".join((changed.__doc__ or "").split())
-
-    @property
-    def attribute(self) -> str:
-        return self.id.replace("-", "_")
-
-    @property
-    def impl_spec(self) -> str:
-        return f"{__name__}:{self.attribute}"
-
-    @property
-    def host_class(self) -> str | None:
-        """The host as an import path: the reference adapter spawns it in its own process."""
-        if self.host is None:
-            return None
-        return f"{self.host.__module__}:{self.host.__qualname__}"
-
-    def implementation(self) -> ReferenceImplementation:
-        return ReferenceImplementation(
-            self.runtime,
-            name=f"rogue {self.id}",
-            host_class=self.host_class,
-            hosting=self.host is not None,
-            sessions=False,
-        )
-
+from .rogue import Rogue
+from .session_gallery import HOLES, SESSION_ROGUES
 
 REFERENCE_SPEC = "reference_impl.conformance_adapter:implementation"
 
@@ -385,14 +342,18 @@ ROGUES: tuple[Rogue, ...] = (
         ("hosting.session-id-is-not-auth",),
         host=served.SessionIdIsOwnership,
     ),
+    # agents, conversations and sessions: the session runtime and its client (issue 15)
+    *SESSION_ROGUES,
 )
 
 BY_ID = {rogue.id: rogue for rogue in ROGUES}
 
+__all__ = ["BY_ID", "REFERENCE_SPEC", "ROGUES", "Rogue"]
+
 
 def __getattr__(name: str) -> ReferenceImplementation:
     """`tests.rogues.gallery:run_carries_previous` -> that rogue's implementation."""
-    for rogue in ROGUES:
+    for rogue in (*ROGUES, *HOLES):
         if rogue.attribute == name:
             return rogue.implementation()
     raise AttributeError(name)

@@ -8,6 +8,7 @@ not wire format, so the run uses one dialect (openai-chat) to stay fast.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
 
 from .gallery import REFERENCE_SPEC, ROGUES
+from .rogue import Surface
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "kill-matrix.md"
@@ -46,19 +48,38 @@ class KillRun:
         return path.read_text(encoding="utf-8") if path.exists() else "(no log)"
 
 
-def hosting_modules(laws: tuple[str, ...] | None = None) -> list[str]:
-    """The hosting law modules (with `laws`: those holding a test of one of them).
+MODULES: dict[Surface, str] = {"hosting": "test_hosting_*.py", "sessions": "test_sessions_*.py"}
+"""The law modules of each door a host or session rogue's change is behind."""
 
-    A host rogue's job runs only the modules of the laws it is built to break: every
-    host start is a process, and the reference job already proves that the unrelated
-    laws pass, so the rest would only measure collateral."""
+
+def marked_laws(path: Path) -> set[str]:
+    """The laws a law module's tests are marked with (`@pytest.mark.law("a", "b")`,
+    read from the source: the marks are literals)."""
+    found: set[object] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "law"
+            and isinstance(node.func.value, ast.Attribute)
+            and node.func.value.attr == "mark"
+        ):
+            found |= {a.value for a in node.args if isinstance(a, ast.Constant)}
+    return {law for law in found if isinstance(law, str)}
+
+
+def law_modules(surface: Surface, laws: tuple[str, ...] | None = None) -> list[str]:
+    """A door's law modules (with `laws`: those holding a test of one of them).
+
+    A host or session rogue's job runs only the modules of the laws it is built to break:
+    every host or killable backend is a process, and the reference job already proves
+    that the unrelated laws pass, so the rest would only measure collateral."""
     folder = ROOT / "conformance" / "laws"
-    found = []
-    for path in sorted(folder.glob("test_hosting_*.py")):
-        source = path.read_text(encoding="utf-8")
-        if laws is None or any(f'mark.law("{law}")' in source for law in laws):
-            found.append(f"conformance.laws.{path.stem}")
-    return found
+    return [
+        f"conformance.laws.{path.stem}"
+        for path in sorted(folder.glob(MODULES[surface]))
+        if laws is None or marked_laws(path) & set(laws)
+    ]
 
 
 def jobs() -> list[dict[str, object]]:
@@ -78,10 +99,10 @@ def jobs() -> list[dict[str, object]]:
             "name": r.id,
             "impl": r.impl_spec,
             "profile": "rogues",
-            # a host rogue changes only the host: the agent-level laws run the reference
-            # agent, and one delivery shows a host's logic as well as two
-            "targets": whole if r.host is None else hosting_modules(r.breaks),
-            **({} if r.host is None else {"deliveries": "whole"}),
+            # a host or session rogue changes only its door: the agent-level laws run the
+            # reference agent, and one delivery shows a door's logic as well as two
+            "targets": whole if r.surface == "agent" else law_modules(r.surface, r.breaks),
+            **({} if r.surface == "agent" else {"deliveries": "whole"}),
         }
         for r in ROGUES
     ]

@@ -25,7 +25,7 @@ from .kill import (
 )
 from .matrix_doc import render
 
-# The kill run behind the first test is some 34 suite runs; the project's 60 s
+# The kill run behind the first test is some 100 suite runs; the project's 60 s
 # per-test timeout is for single tests.
 pytestmark = pytest.mark.timeout(3000)
 

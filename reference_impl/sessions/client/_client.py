@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -31,6 +31,10 @@ _M = TypeVar("_M", bound=BaseModel)
 
 class SessionClient:
     """Agents, conversations and sessions of one session runtime."""
+
+    session_class: ClassVar[type[Session]] = Session
+    """The live session this client opens; a derived client may give a subclass (the
+    client is part of the runtime: what a broken socket does to a session is its)."""
 
     def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
         self.base_url = base_url.rstrip("/")
@@ -134,7 +138,7 @@ class SessionClient:
             await socket.close()
             raise SessionClientError(f"the runtime answered `open` with {first.type!r}")
         runs = {t.name: t for t in can_also_run} | {t.name: t for t in tools}
-        return Session(self, socket, first, runs)
+        return self.session_class(self, socket, first, runs)
 
 
 class Conversations:

@@ -180,6 +180,15 @@ class Session:
         """Until this client has seen its connection end (however it ended)."""
         await self._ended()
 
+    def told_at_break(self) -> tuple[SessionEvent, ...]:
+        """What a pass that was open is told when the socket ends unexpectedly: an
+        `error`, then a failed `result` (the seed's rule). A seam: a derived client
+        changes this one decision by overriding it."""
+        return (
+            ErrorEvent(message=BROKEN),
+            ResultEvent(success=False, stop_reason="connection_closed"),
+        )
+
     # -- the connection ----------------------------------------------------------------
 
     def _new_id(self) -> int:
@@ -253,8 +262,8 @@ class Session:
         the client closed it), and the session refuses reuse."""
         was_usable, self.usable = self.usable, False
         if was_usable and not self._closing and (self._owed_results > 0 or self._mid_turn):
-            self._events.put_nowait(ErrorEvent(message=BROKEN))
-            self._events.put_nowait(ResultEvent(success=False, stop_reason="connection_closed"))
+            for event in self.told_at_break():
+                self._events.put_nowait(event)
         self._events.put_nowait(None)
         for waiter in self._replies.values():
             if not waiter.done():

@@ -1,15 +1,25 @@
 """The client over real sockets: the seed's SDK shape, a turn's events ending at its
-result, client tools run by the client, and a broken socket as the seed says."""
+result, client tools run by the client, a broken socket as the seed says, and the seams a
+derived client (a session rogue) changes."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance.adapter import BackendSpec, SessionAgentSpec
 from conformance.wire import ScriptedProvider, text, text_blocks, tool_call
-from reference_impl.sessions import ResultEvent
-from reference_impl.sessions.client import SessionRefusedError, SessionUnusableError
+from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.sessions import ResultEvent, SessionEvent
+from reference_impl.sessions.client import (
+    Session,
+    SessionClient,
+    SessionRefusedError,
+    SessionUnusableError,
+)
+from tests.conftest import API_KEY
 
 from .conftest import Runtime, echo_tool
 
@@ -35,7 +45,7 @@ async def test_a_new_agent_is_usable_at_once_and_a_turn_ends_at_its_result(
     assert isinstance(result, ResultEvent)
     assert result.success and result.text == "Booked for two." and result.stop_reason == "end_turn"
     assert result.duration_ms is not None and result.run_ids is not None
-    assert {e.run_id for e in events[:-1]} == set(result.run_ids)  # type: ignore[union-attr]
+    assert {e.run_id for e in events[:-1]} == set(result.run_ids)
     assert item.startswith("message-") and agent.id.startswith("agent-")
     assert calls == [{"text": "two"}]
     first, second = wire.wire.exchanges
@@ -79,3 +89,42 @@ async def test_a_dropped_socket_ends_the_open_pass_and_refuses_reuse(
         wire.hold("turn").release()
     assert [e.type for e in events] == ["error", "result"]
     assert isinstance(events[-1], ResultEvent) and not events[-1].success
+
+
+class SilentAtBreak(Session):
+    """A session told nothing when its socket breaks (one client seam)."""
+
+    def told_at_break(self) -> tuple[SessionEvent, ...]:
+        return ()
+
+
+class SilentClient(SessionClient):
+    session_class = SilentAtBreak
+
+
+async def test_a_derived_client_opens_its_own_sessions_and_the_adapter_drives_it(
+    runtime: Runtime, loopback_provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    """The client seams a session rogue overrides: `SessionClient.session_class` is the
+    session it opens, `Session.told_at_break` what a broken pass is told, and
+    `ReferenceImplementation(session_client_class=...)` the client the door drives."""
+    from conformance.wire import Hold
+
+    wire = loopback_provider
+    wire.script([Hold(label="turn", then=text("Booked."))])
+    async with runtime() as (served, _), SilentClient(served.url) as client:
+        session = await client.resume_session((await client.create_agent()).id)
+        assert isinstance(session, SilentAtBreak)
+        await session.send("Book.")
+        await wire.hold("turn").arrived()
+        await session.drop()
+        with pytest.raises(SessionUnusableError):
+            await session.next_event()  # no error, no failed result: nothing at all
+        wire.hold("turn").release()
+    spec = BackendSpec(base_url=wire.base_url or "", api_key=API_KEY, store=str(tmp_path / "b"))
+    backend = await ReferenceImplementation(session_client_class=SilentClient).open_backend(spec)
+    try:
+        opened = await backend.resume_session(await backend.create_agent(SessionAgentSpec()))
+        assert isinstance(opened.session, SilentAtBreak)
+    finally:
+        await backend.close()
