@@ -53,12 +53,19 @@ async def test_an_aborted_turn_ends_with_its_result_and_the_session_runs_the_nex
     await session.send(ABORTED)
     await hold.arrived(timeout=20.0)
     await session.abort()
-    passes: list[StreamPass] = [await session.stream(wait=CANCEL_WAIT)]
-    cancelled_in_time = passes[-1].ended == "result"
-    if not cancelled_in_time:
-        hold.release()  # a runtime that waits the turn out still ends it, later
-        passes.append(await session.stream(wait=20.0))
-    hold.release()
+    try:
+        passes: list[StreamPass] = [await session.stream(wait=CANCEL_WAIT)]
+        cancelled_in_time = passes[-1].ended == "result"
+        if not cancelled_in_time:
+            hold.release()  # a runtime that waits the turn out still ends it, later
+            passes.append(await session.stream(wait=20.0))
+    except Refused as refused:
+        raise AssertionError(
+            f"after abort() the session refused to stream the aborted turn's end ({refused}): "
+            f"abort cancels the turn without closing the session"
+        ) from None
+    finally:
+        hold.release()
     events = [e for p in passes for e in p.events]
     results = [e for e in events if isinstance(e, ResultEvent)]
     assert passes[-1].ended == "result" and len(results) == 1, (

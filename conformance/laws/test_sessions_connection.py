@@ -162,7 +162,7 @@ async def test_a_broken_session_refuses_reuse_and_a_resumed_one_goes_on(
     resumed = await open_resumed(again, conversation_id, by="conversation")
     await take_turn(resumed, AFTER)
     request = last_carrying(fake.wire.requests, AFTER)
-    assert request is not None
+    assert request is not None, f"{AFTER!r} never reached the model in the resumed session"
     shown = conversation_shown(request, SENT)
     history = [("user", FIRST), ("assistant", FIRST_ANSWER)]
     assert shown[:2] == history and shown[-1] == ("user", AFTER), (

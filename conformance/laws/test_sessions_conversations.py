@@ -157,7 +157,7 @@ async def test_a_conversation_id_resumes_exactly_that_conversation(
         )
         await take_turn(resumed, follow[message])
         request = last_carrying(fake.wire.requests, follow[message])
-        assert request is not None
+        assert request is not None, f"{follow[message]!r} never reached the model"
         shown = conversation_shown(request, sent)
         expected = [("user", message), ("assistant", answers[message]), ("user", follow[message])]
         what = "the default conversation" if message == FIRST else "a created conversation"

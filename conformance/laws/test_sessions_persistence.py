@@ -53,6 +53,7 @@ THEN_ANSWER = "Done: three on Friday."
 LATER = "And at noon on Sunday?"
 LATER_ANSWER = "Sunday at noon, noted."
 SENT = (FIRST, MAIN, THEN, LATER)
+ENDED = {"close": "closed", "kill": "killed"}
 
 
 @pytest.mark.law("persistence.beyond-connection")
@@ -89,18 +90,18 @@ async def test_history_and_memory_outlive_every_connection_and_the_runtime_proce
         resumed = await open_resumed(again, opened_by, by=by)
         await take_turn(resumed, message)
         request = last_carrying(fake.wire.requests, message)
-        assert request is not None
+        assert request is not None, f"{message!r} never reached the model"
         shown = conversation_shown(request, SENT)
         what = "the default conversation" if opened_by == agent_id else "a created conversation"
         if shown != [*expected_head, ("user", message)]:
             problems.append(
-                f"after the backend was {ending}d and opened again on its store, {what} "
+                f"after the backend was {ENDED[ending]} and opened again on its store, {what} "
                 f"showed the model {shown}, not its history {expected_head} and the new message"
             )
         missing = [label for label, value in MEMORY_BLOCKS.items() if value not in request.system]
         if memory and missing:
             problems.append(
-                f"after the backend was {ending}d and opened again, {what}'s system prompt "
+                f"after the backend was {ENDED[ending]} and opened again, {what}'s system prompt "
                 f"lacks the agent's memory blocks {missing} (a detail of the law)"
             )
     assert not problems, "\n".join(problems)
@@ -131,7 +132,7 @@ async def test_the_agents_memory_is_in_every_conversation_of_it_and_no_other_age
         await take_turn(session, message)
         await session.close()
         request = last_carrying(fake.wire.requests, message)
-        assert request is not None
+        assert request is not None, f"{message!r} never reached the model"
         missing = [label for label, value in MEMORY_BLOCKS.items() if value not in request.system]
         if missing:
             problems.append(f"{what}'s system prompt lacks the agent's memory {missing}")

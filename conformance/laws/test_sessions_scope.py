@@ -67,7 +67,7 @@ async def test_a_client_tool_is_offered_only_in_the_session_that_registered_it(
         message = f"No tools registered ({what})."
         await take_turn(without, message)
         request = last_carrying(fake.wire.requests, message)
-        assert request is not None
+        assert request is not None, f"{message!r} never reached the model"
         if "echo" in [t.name for t in request.tools]:
             problems.append(
                 f"a later session ({what}) that registered no client tool still offered the "

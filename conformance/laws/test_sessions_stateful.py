@@ -342,10 +342,13 @@ def programs(
             self.attempt(chosen.law, f"sending {aborted!r}", chosen.session.send(aborted))
             self.attempt(chosen.law, f"{aborted!r} reaching the model", hold.arrived(timeout=20.0))
             self.attempt(ABORT, "abort()", chosen.session.abort())
-            stream_pass = wait(chosen.session.stream(wait=5.0))
+            stream_pass = self.attempt(
+                ABORT, "the pass after abort()", chosen.session.stream(wait=5.0)
+            )
             hold.release()
             if stream_pass.ended != "result":
-                stream_pass = wait(chosen.session.stream(wait=20.0))
+                later = chosen.session.stream(wait=20.0)
+                stream_pass = self.attempt(ABORT, "the pass after abort()", later)
             if stream_pass.ended != "result":
                 raise violated(ABORT, f"{where}: the aborted turn's pass never ended in a result")
             chosen.conversation.maybe.add(aborted)

@@ -159,7 +159,8 @@ def test_a_fail_cell_shows_the_message_whole_and_the_terminal_where_the_law_is(
         if "`run.no-history`" in line
     )
     # the message, then pytest's explanation of the compared values, to its last line
-    assert "| FAIL | run() carried an earlier conversation<br>assert [" in row
+    assert "| FAIL | run() carried an earlier conversation: [('user', 'Book me" in row
+    assert "<br>assert [" in row
     assert "Left contains 2 more items, first extra item: ('assistant', 'Booked.')" in row
     assert "E   " not in row
     line = law_lines()["run.no-history"]

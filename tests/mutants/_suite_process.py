@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from hypothesis import Phase, settings
 
+# before the copy's modules: the session client imports httpx, which the alias must precede
+import conformance.httpx2_alias
 import conformance.runner.plugin  # noqa: F401  (registers the ci profile this one extends)
 
 PROFILE = "mutants"

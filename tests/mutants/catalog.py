@@ -107,9 +107,19 @@ def load_mutants(path: Path = CATALOG) -> list[Mutant]:
     return [_mutant(entry) for entry in data.get("mutant", [])]
 
 
-def law_families() -> set[str]:
-    """The families of the registry's laws: the part of a law id before the dot."""
-    return {law_id.split(".", 1)[0] for law_id in load_laws()}
+SESSION_SEED = "003_"
+"""The seed of the session model: its laws are broken by the session rogues of the kill
+run (tests/rogues/session_*_rogues.py), not by mutants of the agent library."""
+
+
+def law_families(*, sessions: bool = True) -> set[str]:
+    """The families of the registry's laws: the part of a law id before the dot (without
+    `sessions`, only the families of seed 000's laws)."""
+    return {
+        law_id.split(".", 1)[0]
+        for law_id, law in load_laws().items()
+        if sessions or not law.source.startswith(SESSION_SEED)
+    }
 
 
 def rogue_ids() -> set[str]:

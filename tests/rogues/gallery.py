@@ -19,7 +19,7 @@ from . import semantics_rogues as semantics
 from . import timing_rogues as timing
 from . import verbatim_rogues as verbatim
 from .rogue import Rogue
-from .session_gallery import HOLES, SESSION_ROGUES
+from .session_gallery import SESSION_ROGUES
 
 REFERENCE_SPEC = "reference_impl.conformance_adapter:implementation"
 
@@ -353,7 +353,7 @@ __all__ = ["BY_ID", "REFERENCE_SPEC", "ROGUES", "Rogue"]
 
 def __getattr__(name: str) -> ReferenceImplementation:
     """`tests.rogues.gallery:run_carries_previous` -> that rogue's implementation."""
-    for rogue in (*ROGUES, *HOLES):
+    for rogue in ROGUES:
         if rogue.attribute == name:
             return rogue.implementation()
     raise AttributeError(name)

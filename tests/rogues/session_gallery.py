@@ -119,6 +119,11 @@ SESSION_ROGUES: tuple[Rogue, ...] = (
         ("turn.abort-keeps-session",),
         session_runtime=turns.AbortWaitsTheTurnOut,
     ),
+    Rogue(
+        "abort-closes-the-session",
+        ("turn.abort-keeps-session",),
+        session_client=turns.AbortClosesTheSessionClient,
+    ),
     # a broken connection, and the approvals that wait on a person
     Rogue(
         "broken-session-reconnects",
@@ -150,20 +155,9 @@ SESSION_ROGUES: tuple[Rogue, ...] = (
         ("approval.survives-disconnect",),
         session_runtime=broken.DeniedCallRunsAnyway,
     ),
-)
-
-HOLES: tuple[Rogue, ...] = (
     Rogue(
         "pending-approval-ends-with-its-client",
         ("approval.survives-disconnect",),
         session_runtime=broken.PendingApprovalEndsWithItsClient,
     ),
-    Rogue(
-        "abort-closes-the-session",
-        ("turn.abort-keeps-session",),
-        session_client=turns.AbortClosesTheSessionClient,
-    ),
 )
-"""Rogues that break their law but that its tests cannot FAIL (they ERROR): kept out
-of the kill run, and runnable with `--impl tests.rogues.gallery:<id>`, until the law's
-tests catch them."""

@@ -1,8 +1,9 @@
 """The reference through `cmd:` and in-process: the same verdict on every law.
 
-One dialect (Chat Completions): the stdio layer never looks at the dialect (it only
-passes it through in the agent spec; the runtime talks to the fake over HTTP itself),
-so other dialects would re-test the reference, not the protocol, at twice the cost.
+One dialect (Chat Completions) and one delivery (streamed): the stdio layer never looks
+at either (it only passes them through in the agent and backend specs; the runtime talks
+to the fake over HTTP itself), so other cells would re-test the reference, not the
+protocol, at twice the cost or more.
 Both runs are real `python -m pytest` processes, as a user would start them.
 """
 
@@ -19,7 +20,7 @@ from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
 from tests.suite_args import SUITE_COMMAND
 
-SUITE = [*SUITE_COMMAND, "--dialects", "openai-chat"]
+SUITE = [*SUITE_COMMAND, "--dialects", "openai-chat", "--deliveries", "stream"]
 RUN_TIMEOUT = 720
 """Seconds one whole run may take: side by side on a loaded 2-core machine a run was
 216 s before the session laws, which add some 70 s more (their backends and sessions
