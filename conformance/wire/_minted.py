@@ -8,7 +8,10 @@ know the shapes somebody thought of (a uuid, a long hex run id) and misses the r
 is minted: it plays the same door twice, on two fresh agents (the control pair), and
 whatever differs between those two bodies is minted. Where the control pair agrees, the
 doors must agree exactly; where it differed, a value is masked if it has the shape the
-control pair showed (the same literal text around the parts that changed).
+control pair showed (the same literal text around the parts that changed). One exception
+to "agrees": a word or hyphen glued (no whitespace) to a changed part is taken as part of
+the minted value, since two random ids can share a whole word by chance (`1` and `1-`
+share the `1`, and a third agent's `0` must still be masked).
 
 Play the compared door *between* the two controls: a clock field the two controls agree
 on (the same second, the same day) then holds for the door in the middle too, because
@@ -26,6 +29,12 @@ MINTED = "<minted>"
 """What a masked value (or a masked part of a string) is replaced with."""
 
 _TOKENS = re.compile(r"\w+|\s+|[^\w\s]")
+_JOINED = re.compile(r"\w+|-")
+"""Agreed tokens a changed part absorbs, out to the nearest other token, when glued to it
+without whitespace: words and hyphens make up one id (`1` and `1-`, `a-b` and `a-c`,
+`run-7` and `run-7-retry`, `agent-<uuid>` whose `agent-` goes with the uuid). Whitespace
+and other punctuation stop it, so the `(agent ` and `)` around an id, and the date and
+minute two timestamps agree on (`2026-12-01T15:38:`), are still compared exactly."""
 _GLUE = re.compile(r"[^\w\s]{1,2}")
 """Punctuation between two changed parts is part of one minted value (a uuid's dashes, a
 timestamp's colons and dot), so the learned shape does not demand it where it fell."""
@@ -34,36 +43,68 @@ Path = tuple[str | int, ...]
 
 
 @dataclass(frozen=True, slots=True)
+class _Part:
+    """A changed part (later widened by the agreed tokens it absorbs): its text in the
+    first control and in the second."""
+
+    first: str
+    second: str
+
+    def attached(self, edge: int) -> bool:
+        """Whether either control's text starts (edge 0) or ends (edge -1) with a
+        non-whitespace character, so an agreed word there is glued to the minted value."""
+        return any(text and not text[edge].isspace() for text in (self.first, self.second))
+
+
+@dataclass(frozen=True, slots=True)
 class _Shape:
-    """A string whose changed parts are minted: literal text around wildcards."""
+    """A string whose changed parts are minted: literal text around wildcards.
+
+    A wildcard is `\\S*?` when neither control's minted value (with what it absorbed)
+    held whitespace, so it cannot swallow a word the door added next to it; `.*?` only
+    where the controls showed whitespace inside the minted value."""
 
     pattern: re.Pattern[str]
 
     @classmethod
     def between(cls, first: str, second: str) -> _Shape:
         a, b = _TOKENS.findall(first), _TOKENS.findall(second)
-        pieces: list[str | None] = []  # literal text, or None for a changed part
+        pieces: list[str | _Part] = []  # an agreed token, or a changed part
         matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-        for tag, a0, a1, _, _ in matcher.get_opcodes():
+        for tag, a0, a1, b0, b1 in matcher.get_opcodes():
             if tag == "equal":
-                pieces.append("".join(a[a0:a1]))
-            elif not pieces or pieces[-1] is not None:
-                pieces.append(None)
-        merged: list[str | None] = []
+                pieces += a[a0:a1]
+            else:
+                pieces.append(_Part("".join(a[a0:a1]), "".join(b[b0:b1])))
+        absorbed: set[int] = set()
         for index, piece in enumerate(pieces):
-            glue = (
-                piece is not None
-                and _GLUE.fullmatch(piece) is not None
-                and 0 < index < len(pieces) - 1
-                and pieces[index - 1] is None
-                and pieces[index + 1] is None
-            )
-            if glue or (piece is None and merged and merged[-1] is None):
-                if not merged or merged[-1] is not None:
-                    merged.append(None)
+            if isinstance(piece, _Part):
+                for step, edge in ((-1, 0), (1, -1)):
+                    at = index + step
+                    while piece.attached(edge) and 0 <= at < len(pieces):
+                        token = pieces[at]
+                        if not isinstance(token, str) or not _JOINED.fullmatch(token):
+                            break
+                        absorbed.add(at)
+                        at += step
+        merged: list[str | _Part] = []  # literal text, or one minted value
+        for index, piece in enumerate(pieces):
+            if isinstance(piece, str) and index not in absorbed:
+                if merged and isinstance(merged[-1], str):
+                    merged[-1] += piece
+                else:
+                    merged.append(piece)
                 continue
-            merged.append(piece)
-        regex = "".join("(.*?)" if p is None else re.escape(p) for p in merged)
+            part = _Part(piece, piece) if isinstance(piece, str) else piece
+            glue = merged[-1] if len(merged) > 1 and isinstance(merged[-2], _Part) else None
+            if isinstance(glue, str) and _GLUE.fullmatch(glue):
+                merged.pop()
+                part = _Part(glue + part.first, glue + part.second)
+            if merged and isinstance(merged[-1], _Part):
+                merged[-1] = _Part(merged[-1].first + part.first, merged[-1].second + part.second)
+            else:
+                merged.append(part)
+        regex = "".join(re.escape(p) if isinstance(p, str) else _wildcard(p) for p in merged)
         return cls(re.compile(regex, re.DOTALL))
 
     def mask(self, value: str) -> str:
@@ -136,6 +177,11 @@ class MintedValues:
             return "nothing was minted"
         more = f" and {len(where) - limit} more" if len(where) > limit else ""
         return "minted at " + ", ".join(where[:limit]) + more
+
+
+def _wildcard(part: _Part) -> str:
+    """`\\S*?` unless the controls showed whitespace inside this minted value."""
+    return "(.*?)" if any(ch.isspace() for ch in part.first + part.second) else r"(\S*?)"
 
 
 def _first_difference(a: Any, b: Any, path: str = "") -> str | None:

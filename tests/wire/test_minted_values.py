@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -24,6 +24,8 @@ def system(tag: str) -> list[dict[str, str]]:
 
 
 @given(first=ids, second=ids, door=ids)
+@example(first="1", second="1-", door="0")  # the controls share the whole word `1`
+@example(first="a-b", second="a-c", door="0")
 def test_an_id_of_any_length_minted_per_agent_is_masked(first: str, second: str, door: str) -> None:
     minted = MintedValues.learn(system(first), system(second))
     if first != second:
@@ -56,6 +58,32 @@ def test_what_the_controls_agree_on_must_match_exactly() -> None:
     )
     assert differs is not None and "Be kind" in differs
     assert minted.difference([*system("q"), {"role": "user"}], system("a")) is not None
+
+
+def test_a_word_next_to_a_minted_id_is_still_compared() -> None:
+    minted = MintedValues.learn(system("1"), system("1-"))
+    assert minted.difference(system("0"), system("1")) is None
+    for door in ["(agent 0 extra)", "(robot 0)", "(agent 0]", "agent 0)"]:
+        content = f"You take bookings. {door} Be brief."
+        differs = minted.difference([{"role": "system", "content": content}], system("1"))
+        assert differs is not None, door
+
+
+def test_a_counter_or_a_prefixed_uuid_is_masked_as_one_value() -> None:
+    counters = MintedValues.learn({"run": "job run-7 done"}, {"run": "job run-7-retry done"})
+    assert counters.difference({"run": "job run-8 done"}, {"run": "job run-7 done"}) is None
+    assert counters.difference({"run": "job run-8 again done"}, {"run": "job run-7 done"})
+    agents = [{"user": f"agent-{uuid.uuid4()}."} for _ in range(3)]
+    assert MintedValues.learn(agents[0], agents[1]).difference(agents[2], agents[0]) is None
+
+
+def test_the_part_of_a_stamp_the_controls_agree_on_is_still_compared() -> None:
+    def body(minute: int, second: int) -> dict[str, str]:
+        return {"system": f"now: 2026-12-01T15:{minute}:{second:02}.{second * 7919}+00:00"}
+
+    minted = MintedValues.learn(body(38, 5), body(38, 7))
+    assert minted.difference(body(38, 6), body(38, 5)) is None
+    assert minted.difference(body(39, 6), body(38, 5)) is not None
 
 
 def test_a_number_or_a_structure_that_differed_is_masked_whole() -> None:
