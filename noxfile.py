@@ -276,6 +276,14 @@ def conversations(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def sessions(session: nox.Session) -> None:
+    """The sessions tour (examples/sessions/tour.py): the reference session runtime, the
+    fake and a client as real processes, each step with what the model was shown."""
+    session.install("-e", ".[reference]")
+    session.run("python", "examples/sessions/tour.py", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def benchmarks(session: nox.Session) -> None:
     """Cost of the fake against bare baselines, side by side, as ratios; then the whole
     conformance run against the reference and against the harness's floor."""

@@ -60,7 +60,9 @@ async def test_a_session_exposes_its_agent_its_conversation_and_both_as_its_id(
         for how, ids in opened
         if ids.session_id != f"{ids.agent_id}:{ids.conversation_id}"
     ]
-    assert not wrong, 'sessionId is "<agentId>:<conversationId>", but:\n' + "\n".join(wrong)
+    assert not wrong, (
+        'sessionId is "<agentId>:<conversationId>" (a detail of the law), but:\n' + "\n".join(wrong)
+    )
 
 
 @pytest.mark.law("session.id-shapes")
