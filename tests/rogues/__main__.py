@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from .kill import DOC, problems, run
-from .matrix_doc import render
+from .matrix_doc import render, settled
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         DOC.write_text(text, encoding="utf-8")
         print(f"wrote {DOC}")
         return 0
-    if not DOC.exists() or DOC.read_text(encoding="utf-8") != text:
+    if not DOC.exists() or settled(DOC.read_text(encoding="utf-8")) != settled(text):
         print(f"{DOC} is stale: run python -m tests.rogues --write", file=sys.stderr)
         return 1
     print(f"{DOC} is current; every MUST law is killed")

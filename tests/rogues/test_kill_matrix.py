@@ -23,7 +23,7 @@ from .kill import (
     run,
     shrunk_steps,
 )
-from .matrix_doc import render
+from .matrix_doc import render, settled
 
 # The kill run behind the first test is some 100 suite runs; the project's 60 s
 # per-test timeout is for single tests.
@@ -81,6 +81,7 @@ def test_the_stateful_test_finds_a_deep_bug_and_shrinks_it(kill: KillRun) -> Non
 
 
 def test_the_committed_kill_matrix_is_current(kill: KillRun) -> None:
-    assert DOC.read_text(encoding="utf-8") == render(kill), (
+    """Every cell but collateral ones: those may differ from run to run (see `settled`)."""
+    assert settled(DOC.read_text(encoding="utf-8")) == settled(render(kill)), (
         f"{DOC} does not match this run: regenerate it with python -m tests.rogues --write"
     )
