@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from conformance.registry import Level, load_laws
@@ -57,7 +58,8 @@ MODULES: dict[Surface, str] = {
 hosting and session modules, whose rogues change the host or the session runtime)."""
 
 
-def marked_laws(path: Path) -> set[str]:
+@cache
+def marked_laws(path: Path) -> frozenset[str]:
     """The laws a law module's tests are marked with (`@pytest.mark.law("a", "b")`,
     read from the source: the marks are literals)."""
     found: set[object] = set()
@@ -70,7 +72,7 @@ def marked_laws(path: Path) -> set[str]:
             and node.func.value.attr == "mark"
         ):
             found |= {a.value for a in node.args if isinstance(a, ast.Constant)}
-    return {law for law in found if isinstance(law, str)}
+    return frozenset(law for law in found if isinstance(law, str))
 
 
 def law_modules(surface: Surface, laws: tuple[str, ...] | None = None) -> list[str]:
@@ -81,20 +83,13 @@ def law_modules(surface: Surface, laws: tuple[str, ...] | None = None) -> list[s
     collateral, at the price of a whole suite run per rogue (100 rogues: most of an hour
     on two cores, against minutes)."""
     folder = ROOT / "conformance" / "laws"
-    others = (
-        {
-            path
-            for other, pattern in MODULES.items()
-            if other != surface
-            for path in folder.glob(pattern)
-        }
-        if surface == "agent"
-        else set()
-    )
+    paths = set(folder.glob(MODULES[surface]))
+    if surface == "agent":  # its pattern matches every module: leave out the other doors'
+        paths -= {path for other in ("hosting", "sessions") for path in folder.glob(MODULES[other])}
     return [
         f"conformance.laws.{path.stem}"
-        for path in sorted(folder.glob(MODULES[surface]))
-        if path not in others and (laws is None or marked_laws(path) & set(laws))
+        for path in sorted(paths)
+        if laws is None or marked_laws(path) & set(laws)
     ]
 
 
