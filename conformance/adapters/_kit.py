@@ -2,8 +2,9 @@
 
 Shared facts in a private module, not a base class: each adapter (the three here and
 `reference_impl/conformance_adapter.py`) stays a plain class over its own framework and
-calls these where its logic is the same. Only `openai` is imported here; `anthropic`
-only when an Anthropic client is asked for, since the framework extras do not need it.
+calls these where its logic is the same. Each SDK is imported when a client of it is
+asked for, not with this module: a host or session process that speaks Anthropic, and a
+`--collect-only`, should not pay ~0.5 s for openai (the framework extras lack anthropic).
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
-import openai
-
 from ..adapter import JSON, AgentSpec, RefusalKind, Refused, RunFailed
 from ..catalog import service_url
 
 if TYPE_CHECKING:
     import anthropic
+    import openai
 
 SHARED_TLS = ssl.create_default_context()
 """One TLS context for every SDK client the suite builds: loading CA certificates costs
@@ -44,11 +44,15 @@ async def call_service(base_url: str, key: str) -> str:
 
 def openai_http() -> openai.DefaultAsyncHttpxClient:
     """The HTTP client under an OpenAI SDK client (for a framework that builds its own)."""
+    import openai
+
     return openai.DefaultAsyncHttpxClient(verify=SHARED_TLS)
 
 
 def openai_client(spec: AgentSpec) -> openai.AsyncOpenAI:
     """The official OpenAI client, pointed at the fake the spec names."""
+    import openai
+
     return openai.AsyncOpenAI(
         base_url=spec.base_url, api_key=spec.api_key, http_client=openai_http()
     )
