@@ -14,7 +14,7 @@ from typing import Any
 from ._plan import Plan, json_plan
 from .dialects._base import DialectCodec, ReplyIds
 from .ir import AssistantReply, RequestIR, Usage
-from .script import Fault, StreamError, Text, ToolCalls
+from .script import RETRY_HINT_MS, Fault, StreamError, Text, ToolCalls
 
 
 def render_step(
@@ -33,6 +33,9 @@ def render_step(
     elif isinstance(step, StreamError):
         if not request.stream:
             plan = json_plan(500, codec.render_error(500, step.message))
+            # the same hint a Fault sends by default: the SDKs retry a 500 after their own
+            # backoff (~1.4 s over two retries) unless the reply says how long to wait
+            plan.headers.append(("retry-after-ms", str(RETRY_HINT_MS)))
         else:
             reply = AssistantReply(text=step.text, usage=estimate_usage(request, step.text))
             events = codec.render_sse(reply, request, ids)

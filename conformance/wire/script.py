@@ -32,6 +32,9 @@ MAX_DELAY = 600.0
 """Seconds. The official SDKs' default read timeout is 600 s: a longer delay can only end in
 the client's timeout, and an unbounded one (1e308, Infinity) in a reply never sent."""
 MAX_RETRY_AFTER_MS = 600_000
+RETRY_HINT_MS = 1
+"""The `retry-after-ms` a scripted 500 or 429 sends unless told otherwise: the SDKs still
+retry it (each retry is another request on the wire), without their own backoff."""
 MAX_SCRIPT_FILE = 64 * 1024 * 1024
 """Bytes. A script is a few steps; a file this large is a mistake (or an attack) to refuse
 before reading it all into memory."""
@@ -148,7 +151,7 @@ class Fault(_Step):
     message: str = "turnlaw: scripted fault"
     body: Any = Field(default=None, description="Send this JSON body instead of the dialect's.")
     headers: dict[HeaderName, HeaderValue] = Field(default_factory=dict)
-    retry_after_ms: int | None = Field(default=1, ge=0, le=MAX_RETRY_AFTER_MS)
+    retry_after_ms: int | None = Field(default=RETRY_HINT_MS, ge=0, le=MAX_RETRY_AFTER_MS)
 
     @field_validator("headers")
     @classmethod
@@ -163,7 +166,8 @@ class StreamError(_Step):
     """Start a normal streamed reply, then fail in the middle of it.
 
     `mode="event"` sends the provider's own in-stream error event; `"disconnect"`
-    cuts the connection. Sent to a non-streaming request, it is a 500 instead.
+    cuts the connection. Sent to a non-streaming request, it is a 500 instead, with a
+    Fault's default retry hint.
     """
 
     kind: Literal["stream_error"] = "stream_error"
