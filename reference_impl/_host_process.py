@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._launcher import ServerProcess, exit_words, spawn
+
 if TYPE_CHECKING:
     from conformance.adapter._hosting_types import HostSpec
 
@@ -39,7 +41,7 @@ class HostStartError(RuntimeError):
 class HostProcess:
     """A running host process: its URL, and the two ways to end it."""
 
-    def __init__(self, process: asyncio.subprocess.Process, base_url: str, log: Path) -> None:
+    def __init__(self, process: ServerProcess, base_url: str, log: Path) -> None:
         self.process = process
         self.base_url = base_url
         self._log = log
@@ -67,26 +69,13 @@ async def start_host_process(
     spec_file = folder / "spec.json"
     spec_file.write_text(spec.model_dump_json(), encoding="utf-8")
     log = folder / "stderr.log"
-    command = [
-        sys.executable,
-        "-m",
-        "reference_impl.conformance_host",
-        "--spec-file",
-        str(spec_file),
-    ]
+    argv = ["--spec-file", str(spec_file)]
     if agent_class is not None:
-        command += ["--agent-class", agent_class]
+        argv += ["--agent-class", agent_class]
     if host_class is not None:
-        command += ["--host-class", host_class]
+        argv += ["--host-class", host_class]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    with log.open("wb") as stderr:
-        process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-            env=env,
-        )
+    process = await spawn("reference_impl.conformance_host", argv, env=env, stderr=log)
     assert process.stdout is not None
     try:
         line = await asyncio.wait_for(process.stdout.readline(), START_DEADLINE)
@@ -100,7 +89,7 @@ async def start_host_process(
     text = line.decode("utf-8", "replace").strip()
     if not text.startswith(LISTENING):
         await _end(process)
-        problem = f"it exited ({process.returncode})" if not text else f"it printed {text!r}"
+        problem = exit_words(process) if not text else f"it printed {text!r}"
         said = _tail(log)
         shutil.rmtree(folder, ignore_errors=True)
         raise HostStartError(problem, said)
@@ -108,7 +97,7 @@ async def start_host_process(
     return HostProcess(process, text.removeprefix(LISTENING), log)
 
 
-async def _end(process: asyncio.subprocess.Process) -> None:
+async def _end(process: ServerProcess) -> None:
     with contextlib.suppress(ProcessLookupError):
         process.kill()
     await process.wait()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ._host_process import LISTENING, START_DEADLINE, HostStartError, _end, _tail
+from ._launcher import ServerProcess, exit_words, spawn
 
 if TYPE_CHECKING:
     from conformance.adapter import BackendSpec
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 class SessionRuntimeProcess:
     """A running session runtime process: its URL, and the two ways to end it."""
 
-    def __init__(self, process: asyncio.subprocess.Process, url: str, folder: Path) -> None:
+    def __init__(self, process: ServerProcess, url: str, folder: Path) -> None:
         self.process = process
         self.url = url
         self._folder = folder
@@ -53,26 +54,18 @@ async def start_session_runtime(
     """Spawn the runtime for `spec` and wait (at most START_DEADLINE) for its URL."""
     folder = Path(tempfile.mkdtemp(prefix="turnlaw-sessions-"))
     log = folder / "stderr.log"
-    command = [sys.executable, "-m", "reference_impl.sessions", "serve"]
-    command += ["--store", spec.store, "--provider-url", spec.base_url]
-    command += ["--dialect", spec.dialect.value, "--model", spec.model]
+    argv = ["serve", "--store", spec.store, "--provider-url", spec.base_url]
+    argv += ["--dialect", spec.dialect.value, "--model", spec.model]
     if not spec.stream:
-        command.append("--whole")
+        argv.append("--whole")
     if runtime_class is not None:
-        command += ["--runtime-class", runtime_class]
+        argv += ["--runtime-class", runtime_class]
     env = dict(
         os.environ,
         PYTHONPATH=os.pathsep.join(p for p in sys.path if p),
         TURNLAW_API_KEY=spec.api_key,
     )
-    with log.open("wb") as stderr:
-        process = await asyncio.create_subprocess_exec(
-            *command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-            env=env,
-        )
+    process = await spawn("reference_impl.sessions", argv, env=env, stderr=log)
     assert process.stdout is not None
     try:
         line = await asyncio.wait_for(process.stdout.readline(), START_DEADLINE)
@@ -86,7 +79,7 @@ async def start_session_runtime(
     text = line.decode("utf-8", "replace").strip()
     if not text.startswith(LISTENING):
         await _end(process)
-        problem = f"it exited ({process.returncode})" if not text else f"it printed {text!r}"
+        problem = exit_words(process) if not text else f"it printed {text!r}"
         said = _tail(log)
         shutil.rmtree(folder, ignore_errors=True)
         raise HostStartError(problem, said)

@@ -1,0 +1,355 @@
+"""Start the reference's server processes (hosts, killable session runtimes) by forking a
+warm launcher instead of starting a new interpreter for each.
+
+A host is started once per hosting law test, several times with restarts, and a fresh
+`python -m reference_impl.conformance_host` spends most of its start importing what it
+serves with (the SDKs, Starlette, uvicorn, pydantic models): ~0.7 s on an idle 2-core
+machine, several seconds on a loaded one. The launcher imports all of that once and
+forks a child per start. The child is still a real process of its own, with its own
+pid, stdout and stderr, that the suite SIGKILLs for real: only the interpreter start and
+the imports are shared, copy-on-write.
+
+Linux only (the child is handled through a pidfd, so a signal can never reach a reused
+pid); elsewhere, or with `TURNLAW_FORK_LAUNCH=0`, `spawn` starts `python -m <module>` as
+before. The launcher runs only the entry points listed in `ENTRIES`: a request names one
+of them, never code to run.
+
+    python -m reference_impl._launcher FD    (started by `spawn`, never by hand)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+ENTRIES: dict[str, str] = {
+    "reference_impl.conformance_host": "reference_impl.conformance_host:main",
+    "reference_impl.sessions": "reference_impl.sessions.__main__:main",
+}
+"""What a child may run: `python -m <module>`'s own `main(argv)`, and nothing else."""
+
+PRELOAD = (
+    "reference_impl.conformance_host",
+    "reference_impl.sessions.__main__",
+    "reference_impl._spec_agent",
+    "reference_impl._sqlite_memory",
+    "reference_impl.hosting",
+    "reference_impl.store",
+    "reference_impl.providers.openai_chat",
+    "reference_impl.providers.openai_responses",
+    "reference_impl.providers.anthropic_messages",
+    "conformance.adapter._hosting_types",
+    "uvicorn",
+)
+"""Imported by the launcher before its first fork: what the entries import when they run."""
+
+REPLY_DEADLINE = 30.0
+"""Seconds the launcher may take to answer a start (a fork takes milliseconds)."""
+
+_ENABLED = sys.platform == "linux" and os.environ.get("TURNLAW_FORK_LAUNCH", "1") != "0"
+
+
+class ServerProcess(Protocol):
+    """What the adapters use of a started process: asyncio's `Process` has it too."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    stdout: asyncio.StreamReader | None
+
+    def kill(self) -> None: ...
+
+    def send_signal(self, sig: int) -> None: ...
+
+    async def wait(self) -> int | None: ...
+
+
+async def spawn(
+    module: str, argv: Sequence[str], *, env: dict[str, str], stderr: Path
+) -> ServerProcess:
+    """Start `python -m <module> <argv>` with `env`, stdout a pipe, stderr into the file:
+    forked from the warm launcher where it can be, else a new interpreter."""
+    if _ENABLED and module in ENTRIES:
+        launcher = _Launcher.shared()
+        if launcher is not None:
+            return await launcher.start(module, argv, env, stderr)
+    with stderr.open("wb") as log:
+        return await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            module,
+            *argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=log,
+            env=env,
+        )
+
+
+class LaunchedProcess:
+    """A child of the launcher, held through its pidfd: signals go to that process and
+    no other. Its parent, the launcher, reaps it and writes its exit status (as asyncio
+    reports one: -9 for SIGKILL) down a pipe held for it alone; should the launcher be
+    gone, the pidfd tells when the child has exited, and `returncode` is -1."""
+
+    def __init__(
+        self,
+        pid: int,
+        pidfd: int,
+        status: int,
+        stdout: asyncio.StreamReader,
+        pipe: asyncio.BaseTransport,
+    ) -> None:
+        self.pid = pid
+        self._pidfd = pidfd
+        self._status = status
+        self.stdout: asyncio.StreamReader | None = stdout
+        self._pipe = pipe
+        self._returncode: int | None = None
+
+    @property
+    def returncode(self) -> int | None:
+        return self._returncode
+
+    def kill(self) -> None:
+        self.send_signal(signal.SIGKILL)
+
+    def send_signal(self, sig: int) -> None:
+        if self._returncode is not None:
+            raise ProcessLookupError(self.pid)
+        signal.pidfd_send_signal(self._pidfd, sig)
+
+    async def wait(self) -> int | None:
+        if self._returncode is None:
+            said = await _readable_then(self._status, lambda: os.read(self._status, 64))
+            if not said:  # the launcher is gone before it could say: wait for the child
+                await _readable_then(self._pidfd, lambda: b"")
+            for fd in (self._status, self._pidfd):
+                os.close(fd)
+            self._pipe.close()  # what it printed after its URL is not read
+            self._returncode = int(said) if said.lstrip(b"-").isdigit() else -1
+        return self._returncode
+
+
+async def _readable_then(fd: int, read: Callable[[], bytes]) -> bytes:
+    """Wait until `fd` is readable, then `read()`."""
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+
+    def readable() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    loop.add_reader(fd, readable)
+    try:
+        await ready
+    finally:
+        loop.remove_reader(fd)
+    return read()
+
+
+class _Launcher:
+    """The suite's end: one warm launcher per process, started on first use."""
+
+    _shared: _Launcher | None = None
+    _broken = False
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        with theirs:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "reference_impl._launcher", str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+            )
+        ours.settimeout(REPLY_DEADLINE)
+        self.control = ours
+        self.lock = threading.Lock()
+
+    @classmethod
+    def shared(cls) -> _Launcher | None:
+        """The running launcher (None when one could not be started: `spawn` execs)."""
+        with cls._guard:
+            if cls._shared is None and not cls._broken:
+                try:
+                    cls._shared = cls()
+                except OSError:
+                    cls._broken = True
+            return cls._shared
+
+    async def start(
+        self, module: str, argv: Sequence[str], env: dict[str, str], stderr: Path
+    ) -> LaunchedProcess:
+        read_end, write_end = os.pipe()
+        try:
+            with stderr.open("wb") as log:
+                pid, pidfd, status = await asyncio.to_thread(
+                    self._ask, module, list(argv), env, write_end, log.fileno()
+                )
+        except BaseException:
+            os.close(read_end)
+            raise
+        finally:
+            os.close(write_end)  # the child holds its own: EOF on stdout is its end
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        pipe, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_end, "rb", 0)
+        )
+        return LaunchedProcess(pid, pidfd, status, reader, pipe)
+
+    def _ask(
+        self, module: str, argv: list[str], env: dict[str, str], stdout: int, stderr: int
+    ) -> tuple[int, int, int]:
+        request = json.dumps({"module": module, "argv": argv, "env": env}).encode()
+        with self.lock:
+            socket.send_fds(self.control, [request], [stdout, stderr])
+            reply, fds, _, _ = socket.recv_fds(self.control, 65536, 2)
+        if not reply:
+            raise OSError("the launcher exited")
+        answer = json.loads(reply)
+        if "error" in answer:
+            for fd in fds:
+                os.close(fd)
+            raise OSError(f"the launcher could not start {module}: {answer['error']}")
+        pidfd, status = fds
+        return int(answer["pid"]), pidfd, status
+
+
+def exit_words(process: ServerProcess) -> str:
+    """'it exited (N)', with N only where the exit status is known (-1: the launcher was
+    gone before it could say)."""
+    code = process.returncode
+    return "it exited" if code is None or code == -1 else f"it exited ({code})"
+
+
+# -- the launcher process -----------------------------------------------------------------
+
+
+def _entry(module: str) -> Callable[[list[str]], Any]:
+    path, _, name = ENTRIES[module].partition(":")
+    entry: Callable[[list[str]], Any] = getattr(importlib.import_module(path), name)
+    return entry
+
+
+_STATUS: dict[int, int] = {}
+"""pid -> the write end of its status pipe, held by the launcher until it reaps the pid."""
+
+
+def _reap(signum: int, frame: object) -> None:
+    """Collect exited children and write each one's exit status down its pipe."""
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                return
+            fd = _STATUS.pop(pid, None)
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.write(fd, str(os.waitstatus_to_exitcode(status)).encode())
+                os.close(fd)
+
+
+def _run_child(request: dict[str, Any], stdout: int, stderr: int) -> int:
+    """In the forked child: become `python -m <module> <argv>` as far as it can tell."""
+    for fd in _STATUS.values():  # the other children's: theirs to end, not ours to hold
+        os.close(fd)
+    _STATUS.clear()
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    for fd in (devnull, stdout, stderr):
+        os.close(fd)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    module, argv = str(request["module"]), [str(a) for a in request["argv"]]
+    sys.argv = [module, *argv]
+    try:
+        code = _entry(module)(argv)
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    return int(code or 0)
+
+
+def _serve(control: socket.socket) -> None:
+    for name in PRELOAD:  # a module that does not import fails in the child, as it would
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+    signal.signal(signal.SIGCHLD, _reap)
+    while True:
+        message, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
+        if not message:
+            return  # the suite closed its end (or exited): nothing more to start
+        try:
+            request = json.loads(message)
+            if request.get("module") not in ENTRIES or len(fds) != 2:
+                raise ValueError(f"not a start request: {str(request)[:200]}")
+        except ValueError as error:
+            for fd in fds:
+                os.close(fd)
+            control.send(json.dumps({"error": str(error)}).encode())
+            continue
+        status_read, status_write = os.pipe()
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # reaped once registered
+        try:
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    control.close()
+                    os.close(status_read)
+                    os.close(status_write)
+                    code = _run_child(request, *fds)
+                finally:
+                    with contextlib.suppress(Exception):
+                        sys.stdout.flush()
+                        sys.stderr.flush()
+                    os._exit(code)
+            pidfd = os.pidfd_open(pid)
+            _STATUS[pid] = status_write
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+        for fd in fds:
+            os.close(fd)
+        socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [pidfd, status_read])
+        os.close(pidfd)
+        os.close(status_read)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1 or not args[0].isdigit():
+        print("usage: python -m reference_impl._launcher FD (started by spawn())", file=sys.stderr)
+        return 2
+    with socket.socket(fileno=int(args[0])) as control:
+        _serve(control)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

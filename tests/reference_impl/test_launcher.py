@@ -1,0 +1,101 @@
+"""The warm launcher (reference_impl/_launcher.py): a host it forks is a real process of
+its own that a SIGKILL ends, with its exit status reported as asyncio would; a request
+naming anything but its entries starts nothing; without it, a new interpreter starts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from conformance.adapter import AgentSpec
+from conformance.adapter._hosting_types import HostSpec
+from conformance.wire import ScriptedProvider, text
+from reference_impl import _launcher
+from reference_impl._launcher import LaunchedProcess, spawn
+from reference_impl.conformance_adapter import implementation
+from tests.conftest import API_KEY
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the launcher forks on Linux")
+
+
+def _parent_of(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("PPid:"):
+            return int(line.split()[1])
+    raise AssertionError(f"no PPid line for {pid}")
+
+
+async def test_a_launched_host_is_a_process_of_its_own_ended_by_sigkill(
+    loopback_provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    loopback_provider.script([text("Booked.")])
+    agent = AgentSpec(base_url=loopback_provider.base_url or "", api_key=API_KEY)
+    host = await implementation.start_host(HostSpec(agent=agent, store=str(tmp_path / "s.db")))
+    process = host.process
+    assert isinstance(process, LaunchedProcess)
+    launcher = _launcher._Launcher.shared()
+    assert launcher is not None
+    assert process.pid not in (os.getpid(), launcher.process.pid)
+    assert _parent_of(process.pid) == launcher.process.pid
+    async with httpx.AsyncClient(base_url=host.base_url) as client:
+        reply = await client.post("/invoke", json={"input": "Book.", "sessionId": "s"})
+    assert reply.json()["output"] == "Booked."
+    await host.kill()
+    assert process.returncode == -signal.SIGKILL
+    assert not Path(f"/proc/{process.pid}").exists()
+
+
+async def test_the_launcher_starts_nothing_but_its_entries(tmp_path: Path) -> None:
+    launcher = _launcher._Launcher.shared()
+    assert launcher is not None
+    read_end, write_end = os.pipe()
+    try:
+        with (tmp_path / "log").open("wb") as log, pytest.raises(OSError, match="not a start"):
+            launcher._ask("os", ["-c", "raise SystemExit(3)"], {}, write_end, log.fileno())
+        with launcher.lock:  # not JSON at all, and no descriptors
+            launcher.control.send(b"\x00garbage")
+            answer = json.loads(launcher.control.recv(65536))
+        assert "error" in answer
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    # and it goes on starting what it may
+    started = await spawn(
+        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
+    )
+    assert isinstance(started, LaunchedProcess)
+    assert started.stdout is not None
+    said = await asyncio.wait_for(started.stdout.read(), 30)
+    assert await started.wait() == 0
+    assert b"serve" in said
+
+
+async def test_without_the_launcher_a_new_interpreter_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_launcher, "_ENABLED", False)
+    started = await spawn(
+        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
+    )
+    assert isinstance(started, asyncio.subprocess.Process)
+    assert await started.wait() == 0
+
+
+def test_a_closed_control_socket_ends_the_launcher() -> None:
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    with theirs:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "reference_impl._launcher", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+        )
+    ours.close()
+    assert process.wait(timeout=60) == 0
