@@ -4,8 +4,9 @@ A raw ASGI app that answers every request with one constant chat.completion body
 by single-process uvicorn with the settings of `conformance.wire.loopback.make_server`
 (h11, lifespan off, access log off, log level warning). The parser is named, not left to
 uvicorn's "auto": with httptools installed, auto would give the baseline a faster parser
-than turnlaw's h11 and the ratio would measure parsers, not the fake. Whatever it reaches in requests/s is
-the ceiling uvicorn itself sets on this machine; turnlaw's server is measured against it.
+than turnlaw's h11 and the ratio would measure parsers, not the fake. Whatever it reaches
+in requests/s is the ceiling uvicorn itself sets on this machine; turnlaw's server is
+measured against it.
 Like `python -m conformance.wire serve`, it prints its base URL as the first line of
 stdout and serves until SIGINT.
 
