@@ -2,8 +2,11 @@
 
 A raw ASGI app that answers every request with one constant chat.completion body, served
 by single-process uvicorn with the settings of `conformance.wire.loopback.make_server`
-(lifespan off, access log off, log level warning). Whatever it reaches in requests/s is
-the ceiling uvicorn itself sets on this machine; turnlaw's server is measured against it.
+(h11, lifespan off, access log off, log level warning). The parser is named, not left to
+uvicorn's "auto": with httptools installed, auto would give the baseline a faster parser
+than turnlaw's h11 and the ratio would measure parsers, not the fake. Whatever it reaches
+in requests/s is the ceiling uvicorn itself sets on this machine; turnlaw's server is
+measured against it.
 Like `python -m conformance.wire serve`, it prints its base URL as the first line of
 stdout and serves until SIGINT.
 
@@ -57,7 +60,12 @@ def main() -> int:
     host, port = sock.getsockname()[:2]
     print(f"http://{host}:{port}/v1", flush=True)
     config = uvicorn.Config(
-        app, lifespan="off", log_level="warning", access_log=False, timeout_graceful_shutdown=2
+        app,
+        http="h11",  # turnlaw's parser (GuardedH11Protocol), not uvicorn's pick: same stack
+        lifespan="off",
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
     )
     try:
         with contextlib.suppress(KeyboardInterrupt):

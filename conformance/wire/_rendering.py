@@ -9,12 +9,17 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from ._plan import Plan, json_plan
 from .dialects._base import DialectCodec, ReplyIds
 from .ir import AssistantReply, RequestIR, Usage
 from .script import RETRY_HINT_MS, Fault, StreamError, Text, ToolCalls
+
+_CACHED_TEXT = 1024
+"""Replies with texts up to this long are cached (`_text_reply`); longer ones would let the
+cache keep megabytes of old scripts alive."""
 
 
 def render_step(
@@ -46,12 +51,14 @@ def render_step(
             plan = Plan.sse(events, disconnect=step.mode == "disconnect")
     else:
         if isinstance(step, Text):
-            reply = AssistantReply(
-                text=step.text,
-                blocks=tuple(step.blocks),
-                usage=step.usage or estimate_usage(request, step.text),
-                stop_reason=step.stop_reason,
-            )
+            usage = step.usage or estimate_usage(request, step.text)
+            blocks = tuple(step.blocks)
+            if len(step.text) <= _CACHED_TEXT:
+                reply = _text_reply(step.text, blocks, usage, step.stop_reason)
+            else:
+                reply = AssistantReply(
+                    text=step.text, blocks=blocks, usage=usage, stop_reason=step.stop_reason
+                )
         else:
             calls = step.tool_calls()
             reply = AssistantReply(
@@ -70,10 +77,28 @@ def render_step(
 
 
 def estimate_usage(request: RequestIR, text: str, calls: Sequence[Any] = ()) -> Usage:
-    """Deterministic token counts: whitespace-separated words, never zero."""
-    shown = [request.system, *(m.text for m in request.messages)]
-    produced = [text, *(json.dumps(c.arguments) for c in calls)]
-    return Usage(
-        input_tokens=max(1, sum(len(t.split()) for t in shown)),
-        output_tokens=max(1, sum(len(t.split()) for t in produced)),
-    )
+    """Deterministic token counts: whitespace-separated words, never zero. Plain loops:
+    this runs for every reply that scripts no usage."""
+    shown = len(request.system.split())
+    for message in request.messages:
+        shown += len(message.text.split())
+    produced = len(text.split())
+    for call in calls:
+        produced += len(json.dumps(call.arguments).split())
+    return _usage(max(1, shown), max(1, produced))
+
+
+@lru_cache(maxsize=1024)
+def _usage(input_tokens: int, output_tokens: int) -> Usage:
+    """Usage is frozen, so equal counts can share one validated instance (a pydantic
+    model costs microseconds to build, on every reply)."""
+    return Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+
+
+@lru_cache(maxsize=1024)
+def _text_reply(
+    text: str, blocks: tuple[str, ...], usage: Usage, stop_reason: Any
+) -> AssistantReply:
+    """A text reply; frozen like Usage, so a step answered again with the same counts
+    reuses it."""
+    return AssistantReply(text=text, blocks=blocks, usage=usage, stop_reason=stop_reason)

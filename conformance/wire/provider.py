@@ -455,8 +455,10 @@ class ScriptedProvider:
         """The next step of the first script that accepts `request`, rendered; or why not.
         The step is reported to `draft` as soon as it is used: a rendering that raises
         must not hide which step the request consumed."""
-        script = next((s for s in self._scripts if s.accepts(request)), None)
-        if script is None:
+        for script in self._scripts:  # a loop, not next(genexpr): once per request
+            if script.accepts(request):
+                break
+        else:
             message = (
                 f"turnlaw: no script matches this request (model {request.model!r}, "
                 f"{request.dialect.value}); scripts: {[s.name for s in self._scripts]}"
@@ -472,7 +474,7 @@ class ScriptedProvider:
         index = script.position
         step = script.steps[index]
         script.position += 1
-        draft.step = StepRef(script=script.name, index=index, kind=step.kind, label=step.label)
+        draft.step = StepRef(script.name, index, step.kind, step.label)
         if isinstance(step, React):
             try:
                 produced: object = step.fn(request)
