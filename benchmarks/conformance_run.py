@@ -54,14 +54,19 @@ class RowPlan:
 ROWS: dict[str, RowPlan] = {
     "collection": RowPlan("pytest --collect-only of the suite", "collection", "pytest start", 1.5),
     "floor": RowPlan(
-        f"harness floor: trivial runtime, agent laws, {FLOOR_DIALECT}", "floor", "pytest start", 3
+        f"harness floor: trivial runtime, agent laws, {FLOOR_DIALECT}",
+        "harness floor",
+        "pytest start",
+        3,
     ),
-    "agent": RowPlan("agent laws vs the reference, 3 dialects", "agent", "floor", 6, long=True),
-    "all": RowPlan("every law vs the reference, 3 dialects", "all", "floor", 12, long=True),
+    "agent": RowPlan(
+        "agent laws vs the reference, 3 dialects", "agent", "harness floor", 6, long=True
+    ),
+    "all": RowPlan("every law vs the reference, 3 dialects", "all", "harness floor", 12, long=True),
     "kill": RowPlan(
         f"kill run: reference + {len(ROGUES)} rogues, {KILL_WORKERS} workers",
         "kill",
-        "floor",
+        "harness floor",
         45,
         long=True,
     ),
@@ -71,7 +76,7 @@ EXPLAINED_BY = {
     "collection": RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None)
 }
 """Rows without a target printed under a row, to say where its time goes."""
-ORDER = ("pytest start", "plugin start", "collection", "floor", "agent", "all", "kill")
+ORDER = ("pytest start", "plugin start", "collection", "harness floor", "agent", "all", "kill")
 REMARKS = {"kill": "exit 1: red, or docs/kill-matrix.md stale (see tests.rogues)"}
 
 
@@ -172,7 +177,7 @@ def _row(plan: RowPlan, timings: Mapping[str, list[Timing]], remark: str) -> Sui
 def notes(
     rows: Sequence[str], counts: Mapping[str, int], rounds: int, long_rounds: int
 ) -> list[str]:
-    long = [name for name in rows if name in ROWS and ROWS[name].long]
+    long = [run for run in counts if run in ROWS and ROWS[run].long]
     found = [
         f"seconds: median wall time of each process's rounds ({rounds} for the short rows"
         + (f", {long_rounds} for the long ones: {', '.join(long)}" if long else "")
@@ -191,15 +196,22 @@ def notes(
             "'the plugin alone' is that same start with -p conformance.runner.plugin: the "
             "collection row minus it is what importing and parametrizing the law modules costs"
         )
-    if "floor" in counts:
+    if "harness floor" in counts:
         found.append(
-            f"floor 'floor': the agent laws (the kill run's agent door: every law module but "
-            f"test_hosting_*/test_sessions_*) against benchmarks.trivial_impl, the reference's "
+            "floor 'harness floor': the agent laws (the kill run's agent door: every law module "
+            f"but test_hosting_*/test_sessions_*) against benchmarks.trivial_impl, the reference's "
             f"logic on a raw-HTTP provider, on {FLOOR_DIALECT} only: the harness's own cost; "
             "the agent, all and kill rows are ratios to it"
         )
     if "all" in counts:
-        found.append("the run of every law also writes --results (read by the breakdown)")
+        found.append(
+            "the run of every law also writes --results (read by the breakdown)"
+            + (
+                "; its row is printed because the breakdown needed the run"
+                if "all" not in rows
+                else ""
+            )
+        )
     if "kill" in counts:
         found.append(
             "the kill run is run without --write: it reads docs/kill-matrix.md, never rewrites "

@@ -80,7 +80,7 @@ def runs(scratch: Path) -> dict[str, Run]:
         "collection": Run(
             [*SUITE, "--collect-only", "--pyargs", "conformance.laws"], frozenset({0, 1}), collected
         ),
-        "floor": Run(
+        "harness floor": Run(
             [
                 *SUITE,
                 "--impl",

@@ -71,8 +71,12 @@ def test_each_row_runs_with_its_floor_and_long_rows_get_their_own_rounds() -> No
         "collection": 3,
     }
     # the breakdown needs a run of every law; the floor runs as often as its busiest row
-    assert rounds_of(["floor", "breakdown"], 3, 1) == {"pytest start": 3, "floor": 3, "all": 1}
-    assert rounds_of(["kill"], 3, 2) == {"floor": 2, "kill": 2}
+    assert rounds_of(["floor", "breakdown"], 3, 1) == {
+        "pytest start": 3,
+        "harness floor": 3,
+        "all": 1,
+    }
+    assert rounds_of(["kill"], 3, 2) == {"harness floor": 2, "kill": 2}
     assert conformance_run.schedule({"x": 3, "y": 1, "z": 2}) == [
         ["x", "y", "z"],
         ["z", "x"],
@@ -87,11 +91,11 @@ def test_the_runs_keep_docs_alone_and_split_the_doors_as_the_kill_run_does(
     assert "--write" not in runs["kill"].argv
     assert runs["kill"].argv[runs["kill"].argv.index("--keep") + 1].startswith(str(tmp_path))
     agent = runs["agent"].argv[runs["agent"].argv.index("--pyargs") + 1 :]
-    assert agent == kill.law_modules("agent") == runs["floor"].argv[-len(agent) :]
+    assert agent == kill.law_modules("agent") == runs["harness floor"].argv[-len(agent) :]
     assert not [
         m for m in agent if m.split(".")[-1].startswith(("test_hosting_", "test_sessions_"))
     ]
-    assert suite_runs.FLOOR_IMPL in runs["floor"].argv
+    assert suite_runs.FLOOR_IMPL in runs["harness floor"].argv
     assert str(tmp_path / "all.jsonl") in runs["all"].argv
     collection = runs["collection"]
     assert collection.check(1, "2073 tests collected in 2.19s") is None
@@ -112,12 +116,17 @@ def test_the_report_shows_each_row_against_its_floor() -> None:
         "pytest start": took(1.0, 2.0, 3.0),
         "plugin start": took(1.5, 1.5, 1.5),
         "collection": took(4.0, 4.0, 4.0),
-        "floor": took(2.0, 2.0, 2.0),
+        "harness floor": took(2.0, 2.0, 2.0),
         "all": took(10.0),
         "kill": took(90.0, code=1),
     }
     rows = conformance_run.report_rows(["collection", "kill", "breakdown"], timings)
-    assert [row.floor_name for row in rows] == ["pytest start", "pytest start", "floor", "floor"]
+    assert [row.floor_name for row in rows] == [
+        "pytest start",
+        "pytest start",
+        "harness floor",
+        "harness floor",
+    ]
     assert [row.ratio for row in rows] == [2.0, 0.75, 45.0, 5.0]
     assert [row.met for row in rows] == [False, None, False, True]
     report = suite_report.SuiteReport(
