@@ -289,7 +289,7 @@ def benchmarks(session: nox.Session) -> None:
     own rows (`python -m benchmarks.conformance_run`): collection, the harness floor, the
     agent laws, every law, the kill run and the five slowest laws, each in seconds and as
     a ratio to a floor timed in the same run. The long rows (agent, every law, kill) get
-    one round: together they take most of an hour on two cores today."""
+    one round: together about half an hour on two cores today."""
     session.install("-e", ".[test]")
     session.run("python", "-m", "benchmarks", *session.posargs)
     session.run("python", "-m", "benchmarks.conformance_run")
