@@ -78,6 +78,7 @@ EXPLAINED_BY = {
 """Rows without a target printed under a row, to say where its time goes."""
 ORDER = ("pytest start", "plugin start", "collection", "harness floor", "agent", "all", "kill")
 REMARKS = {"kill": "exit 1: red, or docs/kill-matrix.md stale (see tests.rogues)"}
+"""What a run's accepted non-zero exit means, printed in its row's status."""
 
 
 def parse_rows(text: str) -> tuple[str, ...]:
@@ -121,19 +122,24 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 
 
 def rounds_of(rows: Sequence[str], rounds: int, long_rounds: int) -> dict[str, int]:
-    """How many times each process runs: a row's run and its floor, as often as the row
-    asks (a floor as often as the most demanding row it is under); breakdown needs a run
-    of every law."""
-    plans = [ROWS[name] for name in rows if name in ROWS]
-    plans += [EXPLAINED_BY[name] for name in rows if name in EXPLAINED_BY]
-    if "breakdown" in rows and "all" not in rows:
-        plans.append(ROWS["all"])
-    counts: dict[str, int] = {}
-    for plan in plans:
-        count = long_rounds if plan.long else rounds
-        for run in (plan.run, plan.floor):
-            counts[run] = max(counts.get(run, 0), count)
-    return {run: counts[run] for run in ORDER if run in counts}
+    """How many times each needed process runs: a row's run and its floor (breakdown
+    needs a run of every law), `long_rounds` times for the long ones, `rounds` for the
+    others, floors included: a floor is short, and every ratio divides by it."""
+    needed = {run for plan in _plans(rows) for run in (plan.run, plan.floor)}
+    long = {plan.run for plan in ROWS.values() if plan.long}
+    return {run: long_rounds if run in long else rounds for run in ORDER if run in needed}
+
+
+def _plans(rows: Sequence[str]) -> list[RowPlan]:
+    """The rows to print: those asked for, in the table's order, each followed by what
+    explains it; the run of every law is printed whenever it was run (the breakdown's)."""
+    names = [n for n in ROWS if n in rows or (n == "all" and "breakdown" in rows)]
+    plans: list[RowPlan] = []
+    for name in names:
+        plans.append(ROWS[name])
+        if name in EXPLAINED_BY:
+            plans.append(EXPLAINED_BY[name])
+    return plans
 
 
 def schedule(counts: Mapping[str, int]) -> list[list[str]]:
@@ -148,18 +154,10 @@ def schedule(counts: Mapping[str, int]) -> list[list[str]]:
 
 def report_rows(rows: Sequence[str], timings: Mapping[str, list[Timing]]) -> list[SuiteRow]:
     """The printed rows, from what was timed."""
-    plans = [(name, ROWS[name]) for name in rows if name in ROWS]
-    if "breakdown" in rows and "all" not in rows:
-        plans.append(("all", ROWS["all"]))  # it was run anyway: its time is a figure too
-    printed: list[SuiteRow] = []
-    for name, plan in plans:
-        printed.append(_row(plan, timings, REMARKS.get(name, "")))
-        if name in EXPLAINED_BY:
-            printed.append(_row(EXPLAINED_BY[name], timings, ""))
-    return printed
+    return [_row(plan, timings) for plan in _plans(rows)]
 
 
-def _row(plan: RowPlan, timings: Mapping[str, list[Timing]], remark: str) -> SuiteRow:
+def _row(plan: RowPlan, timings: Mapping[str, list[Timing]]) -> SuiteRow:
     runs_of = timings[plan.run]
     floors = timings[plan.floor]
     loads = [load for t in [*runs_of, *floors] for load in (t.load_before, t.load_after)]
@@ -170,7 +168,7 @@ def _row(plan: RowPlan, timings: Mapping[str, list[Timing]], remark: str) -> Sui
         floor=Samples([t.seconds for t in floors]),
         target=plan.target,
         load=(min(loads), max(loads)),
-        remark=remark if any(t.code != 0 for t in runs_of) else "",
+        remark=REMARKS.get(plan.run, "") if any(t.code != 0 for t in runs_of) else "",
     )
 
 
