@@ -2,7 +2,10 @@
 
 No timing is asserted here (figures belong in `nox -s benchmarks`); this only runs the
 in-process measurements for one tiny round, so a change to the fake that mis-wires a
-benchmark fails CI instead of the next person who measures.
+benchmark fails CI instead of the next person who measures. The conformance run's rows
+(`benchmarks.conformance_run`) are checked on synthetic figures: which processes each row
+runs and how often, what their command lines are, and how the table and the per-law
+breakdown come out; of those processes only the cheapest (a bare pytest start) runs.
 """
 
 from __future__ import annotations
