@@ -1,74 +1,268 @@
-"""`python -m benchmarks.conformance_run`: the whole conformance run, timed.
+"""`python -m benchmarks.conformance_run [--rows ROWS] [--rounds N] [--long-rounds M]
+[--quick] [--json PATH]`: the conformance suite's own speed, row by row.
 
-Two figures, measured side by side in alternating rounds (median wall time of each):
-the full suite against the reference under the `ci` profile, and the same suite
-(Chat Completions only) against `benchmarks.trivial_impl`, whose runtime costs next to
-nothing — the harness's own floor — next to the reference on that same dialect.
-Targets: the full run <= 20 s wall on the 2-core machine; reference / floor <= 2x.
+Rows (`--rows`, comma-separated; default every one):
+
+- collection: `pytest --collect-only` of the suite, against a pytest start-up that
+  collects an empty module (and, to explain the gap, the same with the turnlaw plugin);
+- floor: the harness floor, the agent laws against `benchmarks.trivial_impl` on one
+  dialect, against that same pytest start-up;
+- agent: the agent laws against the reference, all three dialects, against the floor;
+- all: every law (hosting and session laws included) against the reference, ditto;
+- kill: `python -m tests.rogues --workers 2` (never `--write`: docs stay as they are);
+- breakdown: the slowest five laws of a run of every law, with their share.
+
+Every figure is the median wall time of its rounds; a round runs each needed process
+once, in an order flipped every round, so machine noise hits them all alike. The long
+rows (agent, all, kill: minutes each today) get `--long-rounds` (default 1), the others
+`--rounds` (default 3). Targets are for a 2-core machine and are printed, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import subprocess
 import sys
-import time
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SUITE = [
-    sys.executable,
-    "-m",
-    "pytest",
-    "-p",
-    "conformance.runner.plugin",
-    "--pyargs",
-    "conformance.laws",
-    "--hypothesis-profile=ci",
-    "-q",
-    "-p",
-    "no:cacheprovider",
-]
-RUNS = {
-    "reference, all dialects": [],
-    "reference, openai-chat": ["--dialects", "openai-chat"],
-    "floor (trivial impl), openai-chat": [
-        "--impl",
-        "benchmarks.trivial_impl:implementation",
-        "--dialects",
-        "openai-chat",
-    ],
+from conformance.runner.results_file import read_results
+from tests.rogues.gallery import ROGUES
+
+from .law_breakdown import breakdown
+from .report import command_line, figure
+from .rounds import Samples
+from .suite_report import SuiteReport, SuiteRow
+from .suite_runs import FLOOR_DIALECT, KILL_WORKERS, Timing, runs, timed
+
+MODULE = "benchmarks.conformance_run"
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """A printed row: the run it times, the run it is a ratio to, its target in seconds."""
+
+    title: str
+    run: str
+    floor: str
+    target: float | None
+    long: bool = False
+
+
+ROWS: dict[str, RowPlan] = {
+    "collection": RowPlan("pytest --collect-only of the suite", "collection", "pytest start", 1.5),
+    "floor": RowPlan(
+        f"harness floor: trivial runtime, agent laws, {FLOOR_DIALECT}",
+        "harness floor",
+        "pytest start",
+        3,
+    ),
+    "agent": RowPlan(
+        "agent laws vs the reference, 3 dialects", "agent", "harness floor", 6, long=True
+    ),
+    "all": RowPlan("every law vs the reference, 3 dialects", "all", "harness floor", 12, long=True),
+    "kill": RowPlan(
+        f"kill run: reference + {len(ROGUES)} rogues, {KILL_WORKERS} workers",
+        "kill",
+        "harness floor",
+        45,
+        long=True,
+    ),
 }
+ROW_NAMES = (*ROWS, "breakdown")
+EXPLAINED_BY = {
+    "collection": RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None)
+}
+"""Rows without a target printed under a row, to say where its time goes."""
+ORDER = ("pytest start", "plugin start", "collection", "harness floor", "agent", "all", "kill")
+REMARKS = {"kill": "exit 1: red, or docs/kill-matrix.md stale (see tests.rogues)"}
+"""What a run's accepted non-zero exit means, printed in its row's status."""
 
 
-def wall(extra: list[str]) -> float:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    started = time.perf_counter()
-    done = subprocess.run([*SUITE, *extra], cwd=ROOT, env=env, capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"the run failed ({' '.join(extra)}):\n{done.stdout[-2000:]}")
-    return elapsed
+def parse_rows(text: str) -> tuple[str, ...]:
+    """`collection,floor` -> the rows named, in the table's order; unknown names refused."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in ROW_NAMES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown row(s) {', '.join(unknown) or '(none given)'}; "
+            f"choose from {','.join(ROW_NAMES)}"
+        )
+    return tuple(name for name in ROW_NAMES if name in names)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.conformance_run")
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
-    times: dict[str, list[float]] = {name: [] for name in RUNS}
-    for _ in range(args.rounds):  # alternate, so machine noise hits every run alike
-        for name, extra in RUNS.items():
-            times[name].append(wall(extra))
-    median = {name: statistics.median(values) for name, values in times.items()}
-    for name, value in median.items():
-        print(f"{name:<36} {value:6.1f} s wall (median of {args.rounds})")
-    ratio = median["reference, openai-chat"] / median["floor (trivial impl), openai-chat"]
-    print(f"{'reference / floor (openai-chat)':<36} {ratio:6.2f}x   target <= 2x")
-    print(f"{'full run':<36} {median['reference, all dialects']:6.1f} s   target <= 20 s")
-    command = f"python -m benchmarks.conformance_run --rounds {args.rounds}"
-    print(f"command: {command}; cores: {os.cpu_count()}")
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {MODULE}",
+        description="The conformance suite's wall time, row by row, as ratios to its floors.",
+    )
+    parser.add_argument(
+        "--rows",
+        type=parse_rows,
+        default=ROW_NAMES,
+        help=f"comma-separated rows to measure (default: {','.join(ROW_NAMES)})",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the short rows")
+    parser.add_argument(
+        "--long-rounds",
+        type=int,
+        default=1,
+        help="rounds of the long rows: agent, all, kill (default 1: minutes each today)",
+    )
+    parser.add_argument("--quick", action="store_true", help="one round of every row")
+    parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures here")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.long_rounds < 1:
+        parser.error("--rounds and --long-rounds must be at least 1")
+    if args.quick:
+        args.rounds = args.long_rounds = 1
+    return args
+
+
+def rounds_of(rows: Sequence[str], rounds: int, long_rounds: int) -> dict[str, int]:
+    """How many times each needed process runs: a row's run and its floor (breakdown
+    needs a run of every law), `long_rounds` times for the long ones, `rounds` for the
+    others, floors included: a floor is short, and every ratio divides by it."""
+    needed = {run for plan in _plans(rows) for run in (plan.run, plan.floor)}
+    long = {plan.run for plan in ROWS.values() if plan.long}
+    return {run: long_rounds if run in long else rounds for run in ORDER if run in needed}
+
+
+def _plans(rows: Sequence[str]) -> list[RowPlan]:
+    """The rows to print: those asked for, in the table's order, each followed by what
+    explains it; the run of every law is printed whenever it was run (the breakdown's)."""
+    names = [n for n in ROWS if n in rows or (n == "all" and "breakdown" in rows)]
+    plans: list[RowPlan] = []
+    for name in names:
+        plans.append(ROWS[name])
+        if name in EXPLAINED_BY:
+            plans.append(EXPLAINED_BY[name])
+    return plans
+
+
+def schedule(counts: Mapping[str, int]) -> list[list[str]]:
+    """The runs of each round: every run still owed a round, in an order flipped every
+    round, so drift over the minutes lands on all of them alike."""
+    order = list(counts)
+    return [
+        [run for run in (order if index % 2 == 0 else order[::-1]) if counts[run] > index]
+        for index in range(max(counts.values(), default=0))
+    ]
+
+
+def report_rows(rows: Sequence[str], timings: Mapping[str, list[Timing]]) -> list[SuiteRow]:
+    """The printed rows, from what was timed."""
+    return [_row(plan, timings) for plan in _plans(rows)]
+
+
+def _row(plan: RowPlan, timings: Mapping[str, list[Timing]]) -> SuiteRow:
+    runs_of = timings[plan.run]
+    floors = timings[plan.floor]
+    loads = [load for t in [*runs_of, *floors] for load in (t.load_before, t.load_after)]
+    return SuiteRow(
+        name=plan.title,
+        seconds=Samples([t.seconds for t in runs_of]),
+        floor_name=plan.floor,
+        floor=Samples([t.seconds for t in floors]),
+        target=plan.target,
+        load=(min(loads), max(loads)),
+        remark=REMARKS.get(plan.run, "") if any(t.code != 0 for t in runs_of) else "",
+    )
+
+
+def notes(
+    rows: Sequence[str], counts: Mapping[str, int], rounds: int, long_rounds: int
+) -> list[str]:
+    long = [run for run in counts if run in ROWS and ROWS[run].long]
+    found = [
+        f"seconds: median wall time of each process's rounds ({rounds} for the short rows"
+        + (f", {long_rounds} for the long ones: {', '.join(long)}" if long else "")
+        + "), every process in a fresh interpreter, rounds alternating in flipped order; "
+        "choose with --rows, --rounds, --long-rounds",
+        "ratio = seconds / floor seconds, both measured in this invocation",
+    ]
+    if "pytest start" in counts:
+        found.append(
+            "floor 'pytest start': `pytest --collect-only` of an empty module under the "
+            "project's pytest configuration, without the turnlaw plugin: what any pytest "
+            "process costs before a suite adds anything"
+        )
+    if "plugin start" in counts:
+        found.append(
+            "'the plugin alone' is that same start with -p conformance.runner.plugin: the "
+            "collection row minus it is what importing and parametrizing the law modules costs"
+        )
+    if "harness floor" in counts:
+        found.append(
+            "floor 'harness floor': the agent laws (the kill run's agent door: every law module "
+            f"but test_hosting_*/test_sessions_*) against benchmarks.trivial_impl, the reference's "
+            f"logic on a raw-HTTP provider, on {FLOOR_DIALECT} only: the harness's own cost; "
+            "the agent, all and kill rows are ratios to it"
+        )
+    if "all" in counts:
+        found.append(
+            "the run of every law also writes --results (read by the breakdown)"
+            + (
+                "; its row is printed because the breakdown needed the run"
+                if "all" not in rows
+                else ""
+            )
+        )
+    if "kill" in counts:
+        found.append(
+            "the kill run is run without --write: it reads docs/kill-matrix.md, never rewrites "
+            "it; its results and logs go to a scratch folder that is removed"
+        )
+    if "breakdown" in rows:
+        found.append(
+            "breakdown: the results file's per-test durations grouped by law (the runner's "
+            "mapping); pytest records the call phase, and setup/teardown only when they failed "
+            "or skipped, so start-up, collection and passing fixtures' setup are not in them"
+        )
+    return found
+
+
+def measure(rows: Sequence[str], rounds: int, long_rounds: int, report: SuiteReport) -> None:
+    counts = rounds_of(rows, rounds, long_rounds)
+    timings: dict[str, list[Timing]] = {run: [] for run in counts}
+    with tempfile.TemporaryDirectory(prefix="turnlaw-bench-") as folder:
+        scratch = Path(folder)
+        processes = runs(scratch)
+        planned = schedule(counts)
+        for index, order in enumerate(planned, start=1):
+            for run in order:
+                timing = timed(processes[run])
+                timings[run].append(timing)
+                print(
+                    f"round {index}/{len(planned)}: {run} {figure(timing.seconds)} s "
+                    f"(load {timing.load_before:.1f} -> {timing.load_after:.1f})",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        if "breakdown" in rows:
+            report.breakdown = breakdown(read_results(scratch / "all.jsonl").records)
+            last = timings["all"][-1].seconds
+            report.breakdown_source = (
+                f"from the last run of every law against the reference ({figure(last)} s wall)"
+            )
+    report.rows = report_rows(rows, timings)
+    report.seconds = sum(t.seconds for values in timings.values() for t in values)
+    report.notes = notes(rows, counts, rounds, long_rounds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args_list = sys.argv[1:] if argv is None else argv
+    args = parse_args(args_list)
+    report = SuiteReport(command=command_line(args_list, MODULE))
+    before = os.getloadavg()
+    measure(args.rows, args.rounds, args.long_rounds, report)
+    report.load = (before, os.getloadavg())
+    print(report.render())
+    if args.json is not None:
+        report.write_json(args.json)
+        print(f"figures written to {args.json}")
     return 0
 
 

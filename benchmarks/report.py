@@ -78,17 +78,7 @@ class Report:
     """Seconds each part of the run took, imports excluded."""
 
     def environment(self) -> dict[str, str]:
-        versions = {name: _version(name) for name in PACKAGES}
-        http = "httptools" if util.find_spec("httptools") else "h11"
-        loop = "uvloop" if util.find_spec("uvloop") else "asyncio"
-        affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-        return {
-            "python": f"{platform.python_implementation()} {platform.python_version()}",
-            "packages": " ".join(f"{name}={version}" for name, version in versions.items()),
-            "uvicorn stack": f"http={http} loop={loop} (auto-selected, same for both servers)",
-            "cores": f"{os.cpu_count()} (usable by this process: {affinity})",
-            "platform": platform.platform(),
-        }
+        return environment()
 
     def render(self) -> str:
         width = max(len(row.name) + len(row.unit) + 3 for row in self.rows)
@@ -99,8 +89,8 @@ class Report:
         for row in self.rows:
             status = {None: "", True: "ok", False: "MISSED"}[row.met]
             lines.append(
-                f"{row.name + ' (' + row.unit + ')':<{width}}  {_figure(row.bare.median):>10}  "
-                f"{_figure(row.turnlaw.median):>10}  {row.ratio:>6.2f}x  {row.target_text:>8}  "
+                f"{row.name + ' (' + row.unit + ')':<{width}}  {figure(row.bare.median):>10}  "
+                f"{figure(row.turnlaw.median):>10}  {row.ratio:>6.2f}x  {row.target_text:>8}  "
                 f"{status}"
             )
         lines += ["", *(f"note: {note}" for note in self.notes), ""]
@@ -121,7 +111,23 @@ class Report:
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
-def _figure(value: float) -> str:
+def environment() -> dict[str, str]:
+    """What the figures depend on besides the code: interpreter, packages, cores."""
+    versions = {name: _version(name) for name in PACKAGES}
+    http = "httptools" if util.find_spec("httptools") else "h11"
+    loop = "uvloop" if util.find_spec("uvloop") else "asyncio"
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    return {
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "packages": " ".join(f"{name}={version}" for name, version in versions.items()),
+        "uvicorn stack": f"http={http} loop={loop} (auto-selected, same for both servers)",
+        "cores": f"{os.cpu_count()} (usable by this process: {affinity})",
+        "platform": platform.platform(),
+    }
+
+
+def figure(value: float) -> str:
+    """A figure with as many digits as its size deserves."""
     if value >= 100:
         return f"{value:,.0f}"
     return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
@@ -134,6 +140,6 @@ def _version(distribution: str) -> str:
         return "absent"
 
 
-def command_line(argv: list[str]) -> str:
+def command_line(argv: list[str], module: str = "benchmarks") -> str:
     """The command exactly as run, and where from."""
-    return f"{' '.join([sys.executable, '-m', 'benchmarks', *argv])}  (in {os.getcwd()})"
+    return f"{' '.join([sys.executable, '-m', module, *argv])}  (in {os.getcwd()})"

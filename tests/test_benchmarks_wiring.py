@@ -2,12 +2,24 @@
 
 No timing is asserted here (figures belong in `nox -s benchmarks`); this only runs the
 in-process measurements for one tiny round, so a change to the fake that mis-wires a
-benchmark fails CI instead of the next person who measures.
+benchmark fails CI instead of the next person who measures. The conformance run's rows
+(`benchmarks.conformance_run`) are checked on synthetic figures: which processes each row
+runs and how often, what their command lines are, and how the table and the per-law
+breakdown come out; of those processes only the cheapest (a bare pytest start) runs.
 """
 
 from __future__ import annotations
 
-from benchmarks import in_process
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+
+from benchmarks import conformance_run, in_process, law_breakdown, suite_report, suite_runs
+from conformance.runner.outcomes import Outcome
+from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
+from tests.rogues import kill
 
 
 async def test_in_process_benchmarks_are_wired() -> None:
@@ -15,3 +27,121 @@ async def test_in_process_benchmarks_are_wired() -> None:
     raw = await in_process.httpx_per_request(rounds=1, batch=2)
     for table in (sdk, raw):
         assert set(table) == {"bare", "turnlaw"}
+
+
+# The conformance run's rows (`python -m benchmarks.conformance_run`): their plumbing only,
+# on synthetic figures; the runs themselves take minutes and belong in `nox -s benchmarks`.
+
+
+def _record(law: str, test: str, duration: float) -> Record:
+    return Record(law=law, test=test, outcome=Outcome.PASS, duration=duration)
+
+
+def test_the_breakdown_groups_durations_by_law_and_splits_shared_tests() -> None:
+    records = [
+        _record("a", "t1", 6.0),
+        _record("a", "t2", 2.0),
+        _record("b", "t3", 4.0),
+        _record("b", "t4", 4.0),  # t4 checks b and c: its 4 s are split 2 / 2
+        _record("c", "t4", 4.0),
+        _record("d", "t5", 1.0),
+    ]
+    found = law_breakdown.breakdown(records, top=3)
+    assert [(law.law, law.seconds, law.tests) for law in found.slowest] == [
+        ("a", 8.0, 2),
+        ("b", 6.0, 2),
+        ("c", 2.0, 1),
+    ]
+    assert found.total == 17.0
+    assert found.slowest[0].share == 8.0 / 17.0
+    assert (found.laws, found.tests, found.shared_tests, found.shared_seconds) == (4, 5, 1, 4.0)
+
+
+def test_rows_are_parsed_in_the_tables_order_and_unknown_ones_refused() -> None:
+    assert conformance_run.parse_rows("breakdown, collection") == ("collection", "breakdown")
+    with pytest.raises(argparse.ArgumentTypeError, match="nope"):
+        conformance_run.parse_rows("floor,nope")
+    args = conformance_run.parse_args(["--rows", "kill", "--rounds", "5", "--quick"])
+    assert (args.rows, args.rounds, args.long_rounds) == (("kill",), 1, 1)
+    assert conformance_run.parse_args([]).rows == conformance_run.ROW_NAMES
+
+
+def test_each_row_runs_with_its_floor_and_long_runs_get_their_own_rounds() -> None:
+    rounds_of = conformance_run.rounds_of
+    assert rounds_of(["collection"], 3, 1) == {
+        "pytest start": 3,
+        "plugin start": 3,
+        "collection": 3,
+    }
+    # the breakdown needs a run of every law; a floor is short, so it gets the short rounds
+    assert rounds_of(["floor", "breakdown"], 3, 1) == {
+        "pytest start": 3,
+        "harness floor": 3,
+        "all": 1,
+    }
+    assert rounds_of(["kill"], 3, 2) == {"harness floor": 3, "kill": 2}
+    assert conformance_run.schedule({"x": 3, "y": 1, "z": 2}) == [
+        ["x", "y", "z"],
+        ["z", "x"],
+        ["x"],
+    ]
+
+
+def test_the_runs_keep_docs_alone_and_split_the_doors_as_the_kill_run_does(
+    tmp_path: Path,
+) -> None:
+    runs = suite_runs.runs(tmp_path)
+    assert "--write" not in runs["kill"].argv
+    assert runs["kill"].argv[runs["kill"].argv.index("--keep") + 1].startswith(str(tmp_path))
+    agent = runs["agent"].argv[runs["agent"].argv.index("--pyargs") + 1 :]
+    assert agent == kill.law_modules("agent") == runs["harness floor"].argv[-len(agent) :]
+    assert not [
+        m for m in agent if m.split(".")[-1].startswith(("test_hosting_", "test_sessions_"))
+    ]
+    assert suite_runs.FLOOR_IMPL in runs["harness floor"].argv
+    assert str(tmp_path / "all.jsonl") in runs["all"].argv
+    collection = runs["collection"]
+    assert collection.check(1, "2073 tests collected in 2.19s") is None
+    assert collection.check(2, "2073 tests collected") is not None
+    assert collection.check(0, "ERROR collecting") is not None
+
+
+def test_the_pytest_start_floor_is_a_run_that_collects_nothing(tmp_path: Path) -> None:
+    timing = suite_runs.timed(suite_runs.runs(tmp_path)["pytest start"])
+    assert timing.code == 5
+
+
+def test_the_report_shows_each_row_against_its_floor() -> None:
+    def took(*seconds: float, code: int = 0) -> list[suite_runs.Timing]:
+        return [suite_runs.Timing(s, 0.5, 1.5, "", code) for s in seconds]
+
+    timings = {
+        "pytest start": took(1.0, 2.0, 3.0),
+        "plugin start": took(1.5, 1.5, 1.5),
+        "collection": took(4.0, 4.0, 4.0),
+        "harness floor": took(2.0, 2.0, 2.0),
+        "all": took(10.0),
+        "kill": took(90.0, code=1),
+    }
+    rows = conformance_run.report_rows(["collection", "kill", "breakdown"], timings)
+    assert [row.floor_name for row in rows] == [
+        "pytest start",
+        "pytest start",
+        "harness floor",
+        "harness floor",
+    ]
+    assert [row.ratio for row in rows] == [2.0, 0.75, 5.0, 45.0]
+    assert [row.met for row in rows] == [False, None, True, False]
+    report = suite_report.SuiteReport(
+        command="python -m benchmarks.conformance_run",
+        rows=rows,
+        breakdown=law_breakdown.breakdown([_record("a", "t1", 3.0), _record("b", "t2", 1.0)]),
+        breakdown_source="from a run",
+        load=((0.5, 0.4, 0.3), (1.5, 1.0, 0.5)),
+    )
+    text = report.render()
+    assert re.search(r"<= 1.5 s  pytest start +2.00 +2.00x +0.5-1.5  MISSED\n", text)
+    assert "MISSED, exit 1: red, or docs/kill-matrix.md stale" in text
+    assert "slowest 2 of 2 laws, from a run: 4.00 s recorded over 2 tests" in text
+    assert " 75.0%" in text
+    assert "0.50 0.40 0.30 before the first run, 1.50 1.00 0.50 after the last" in text
