@@ -365,14 +365,14 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     collector = config.stash.get(COLLECTOR, None)
-    if collector is not None:
+    if collector is not None and not is_worker(config):  # a worker saw only its share
         terminalreporter.write(collector.matrix())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The one place the run's exit status is decided: from the per-law verdicts."""
     collector = session.config.stash.get(COLLECTOR, None)
-    if collector is None:
+    if collector is None or is_worker(session.config):  # under xdist, the controller's
         return
     red = bool(collector.finish())
     others = session.testsfailed - collector.failed_reports
