@@ -29,7 +29,7 @@ from .capability_words import not_applicable_in_words
 from .consequences import consequence_note, root_causes
 from .expectations import Expectation, ExpectationsError, load_expectations
 from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
-from .report_text import failure_message, markdown_cell
+from .report_text import clipped_failure, failure_message, markdown_cell, report_reason
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
 from .verdict import law_outcomes, manifest_problems, red_reasons
 
@@ -56,6 +56,8 @@ class Judgment:
     expected: bool
     premise: str | None = None
     """The law a failed premise named: its manifest entry is what made an ERROR expected."""
+    records: tuple[TestRecord, ...] = ()
+    """The records it made, one per law charged (what an xdist worker sends on)."""
 
 
 class Collector:
@@ -72,6 +74,7 @@ class Collector:
         dialects: Sequence[str] = (),
         deliveries: Sequence[str] = (),
         scrub: Callable[[str], str] | None = None,
+        defer_results: bool = False,
     ) -> None:
         self.implementation = implementation
         self.dialects = [str(d) for d in dialects]
@@ -96,25 +99,36 @@ class Collector:
         self.failed_reports = 0
         """Law test reports pytest counts as failed (expected failures are not)."""
         self._results: IO[str] | None = None
+        self._results_path = results
+        self._header = ResultsHeader(
+            suite_version=__version__,
+            implementation=str(implementation.name),
+            implementation_version=_optional_str(getattr(implementation, "version", None)),
+            implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
+            capabilities=sorted(str(c) for c in implementation.capabilities),
+            dialects=self.dialects,
+            deliveries=self.deliveries,
+            expectations=self.expected,
+            seed=seed,
+            started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        )
         if results is not None:
             results.parent.mkdir(parents=True, exist_ok=True)
-            self._results = results.open("w", encoding="utf-8")
-            self._write(
-                ResultsHeader(
-                    suite_version=__version__,
-                    implementation=str(implementation.name),
-                    implementation_version=_optional_str(getattr(implementation, "version", None)),
-                    implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
-                    capabilities=sorted(str(c) for c in implementation.capabilities),
-                    dialects=self.dialects,
-                    deliveries=self.deliveries,
-                    expectations=self.expected,
-                    seed=seed,
-                    started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                )
-            )
+            if not defer_results:
+                self._open_results()
+
+    def _open_results(self) -> None:
+        """Start the results file with its header. An xdist controller defers it to the
+        first record: a path on the command line that exists is one pytest's workers
+        read as a test path, and it would move their rootdir (and configuration file)
+        away from the controller's."""
+        if self._results is None and self._results_path is not None:
+            self._results = self._results_path.open("w", encoding="utf-8")
+            self._write(self._header)
 
     def _write(self, line: BaseModel) -> None:
+        if self._results is None and self._results_path is not None:
+            self._open_results()
         if self._results is not None:
             self._results.write(self._line(line))
             self._results.flush()  # a killed run leaves every finished record behind
@@ -158,13 +172,15 @@ class Collector:
         # seen from another test. Expected, so one known bug keeps CI green; a premise law
         # that then passes its own tests is an XPASS, so the run cannot hide it.
         premise_expected = premise is not None and self._expects_failure(premise, Outcome.FAIL)
-        longrepr = _reason(report.longrepr)
+        longrepr = report_reason(report.longrepr)
         # an ERROR keeps its traceback (it is the only evidence); a FAIL its assertion
-        detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(outcome, _short(longrepr))
+        detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(
+            outcome, clipped_failure(longrepr)
+        )
         detail = self.scrub(detail)  # records are read back (repro files, the report)
         message = self.scrub(failure_message(excinfo)) if outcome is not Outcome.PASS else ""
-        for law_id in laws:
-            record = TestRecord(
+        made = tuple(
+            TestRecord(
                 law=law_id,
                 test=nodeid,
                 outcome=(
@@ -176,16 +192,24 @@ class Collector:
                 detail=detail,
                 premise=premise,
             )
-            self.by_law[law_id].append(record)
+            for law_id in laws
+        )
+        self.receive(nodeid, [(record, message) for record in made])
+        expected = premise_expected or (
+            outcome is Outcome.FAIL and all(self._expects_failure(i, outcome) for i in laws)
+        )
+        return Judgment(outcome, tuple(laws), expected, premise, made)
+
+    def receive(self, nodeid: str, records: Sequence[tuple[TestRecord, str]]) -> None:
+        """Keep and write records judged here or, under xdist, by a worker: each with its
+        failure's message whole ("" for none)."""
+        for record, message in records:
+            self.by_law[record.law].append(record)
             if message:
                 self.messages[record] = message
             self.records += 1
             self._write(record)
         self.reported.add(nodeid)
-        expected = premise_expected or (
-            outcome is Outcome.FAIL and all(self._expects_failure(i, outcome) for i in laws)
-        )
-        return Judgment(outcome, tuple(laws), expected, premise)
 
     def _expects_failure(self, law_id: str, outcome: Outcome) -> bool:
         """Only a FAIL is ever expected: an ERROR or TIMEOUT is not a state of the runtime."""
@@ -262,6 +286,7 @@ class Collector:
     def finish(self) -> list[str]:
         """Write the footer and the Markdown report; the reasons the run is red."""
         reasons = self.red_reasons()
+        self._open_results()
         if self._results is not None:
             self._write(
                 ResultsFooter(
@@ -275,6 +300,7 @@ class Collector:
             )
             self._results.close()
             self._results = None
+            self._results_path = None  # written whole
         if self.report_md is not None:
             self.report_md.parent.mkdir(parents=True, exist_ok=True)
             self.report_md.write_text(self.markdown(), encoding="utf-8")
@@ -374,27 +400,3 @@ def _clean(value: Any, text: Callable[[str], str] = _clean_text) -> Any:
     if isinstance(value, list):
         return [_clean(v, text) for v in value]
     return value
-
-
-def _reason(longrepr: Any) -> str:
-    """A report's text; a skip's is pytest's `(path, line, reason)`, of which only the
-    reason belongs in a results file: the path is this machine's checkout, and the line
-    moves with every edit of the plugin."""
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:
-        return str(longrepr[2])
-    return str(longrepr or "")
-
-
-def _short(longrepr: str, head: int = 4, tail: int = 4) -> str:
-    """A FAIL's evidence: the assertion's own message first, then the report's end.
-
-    The message leads the `E` lines and Hypothesis' falsifying example closes them. The
-    middle (a diff) is dropped here rather than by pytest, whose own truncation is off
-    under CI: the record must read the same on a laptop and in CI.
-    """
-    lines = [line for line in longrepr.splitlines() if line.strip()]
-    picked = [line for line in lines if line.lstrip().startswith("E ")] or lines
-    if len(picked) <= head + tail:
-        return "\n".join(picked)
-    elided = f"E       ... {len(picked) - head - tail} lines elided (see pytest's own report)"
-    return "\n".join([*picked[:head], elided, *picked[-tail:]])

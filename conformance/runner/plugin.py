@@ -37,6 +37,8 @@ from .capability_words import needs_sentence
 from .collect import Collector, Judgment
 from .deliveries import asked_deliveries, deliveries_to_run, not_offered
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
+from .parallel import is_controller, is_worker, send_judgment
+from .parallel import start as start_parallel
 from .profiles import register_profiles
 from .redacting import ArtifactSweep, ReportScrubber, learn_environment
 
@@ -46,6 +48,8 @@ DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
 REFERENCE_SDKS = frozenset({"openai", "anthropic"})
 """What the reference runtime imports that the suite does not (the `reference` extra)."""
 DEFAULT_CALL_TIMEOUT = 30.0
+REPORT_FILES = ("--results", "--report-md", "--adapter-stderr", "xmlpath")
+"""The files a run writes besides the repro and recording files, swept when it ends."""
 DEFAULT_TEST_TIMEOUT = 240.0
 """A law test's own deadline (pytest-timeout), for a runtime that blocks the event loop
 itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a timeout
@@ -159,7 +163,8 @@ def pytest_configure(config: pytest.Config) -> None:
     learn_environment(redactor)
     config.pluginmanager.register(ReportScrubber(redactor), "turnlaw-report-scrubber")
     sweep = config.stash[SWEEP] = ArtifactSweep()
-    for option in ("--results", "--report-md", "--adapter-stderr", "xmlpath"):
+    worker = is_worker(config)  # under xdist: the controller writes the run's files
+    for option in ("--adapter-stderr",) if worker else REPORT_FILES:
         sweep.add(config.getoption(option, default=None))
     wanted = asked_dialects(config.getoption("--dialects"))
     implementation = load_implementation(config.getoption("--impl"), config)
@@ -170,20 +175,25 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.stash[COLLECTOR] = Collector(
         implementation,
-        results=config.getoption("--results"),
-        report_md=config.getoption("--report-md"),
+        results=None if worker else config.getoption("--results"),
+        report_md=None if worker else config.getoption("--report-md"),
         expectations=config.getoption("--expectations"),
         seed=str(config.getoption("--hypothesis-seed", default=None) or ""),
         dialects=[str(d) for d in config.stash[DIALECTS]],
         deliveries=[str(d) for d in config.stash[DELIVERIES]],
         scrub=redactor.scrub_text,
+        defer_results=is_controller(config),
     )
+    start_parallel(config, smoke_wait=_test_timeout(config))
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     sweep = config.stash.get(SWEEP, None)
-    if sweep is not None:  # every file of the run, with every secret learned by its end
+    # every file of the run, with every secret learned by its end; under xdist by the
+    # controller alone, once every worker sent its secrets and files (a worker rewriting
+    # a file another still appends to, --adapter-stderr, would lose lines)
+    if sweep is not None and not is_worker(config):
         sweep.sweep(session_redactor(config))
     before = config.stash.get(PROFILE_BEFORE, None)
     if before is not None:  # an in-process nested run must not leave its profile behind
@@ -252,6 +262,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     collector.select({item.nodeid: tuple(law_ids(item)) for item in session.items if law_ids(item)})
 
 
+def _test_timeout(config: pytest.Config) -> float:
+    """A law test's deadline in this run: pytest-timeout's as configured, else ours."""
+    if _timeout_configured(config):
+        try:
+            return float(config.getoption("timeout", None) or config.getini("timeout"))
+        except (TypeError, ValueError):
+            pass
+    return DEFAULT_TEST_TIMEOUT * float(config.getoption("--timeout-multiplier"))
+
+
 def _timeout_configured(config: pytest.Config) -> bool:
     try:
         return bool(config.getoption("timeout", None) or config.getini("timeout"))
@@ -288,6 +308,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if stop is not None:
             item.session.shouldstop = stop
             collector.adapter_broken = True
+        if judgment is not None:
+            send_judgment(item.config, report, judgment.records, stop)
     return report
 
 
@@ -343,14 +365,14 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     collector = config.stash.get(COLLECTOR, None)
-    if collector is not None:
+    if collector is not None and not is_worker(config):  # a worker saw only its share
         terminalreporter.write(collector.matrix())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """The one place the run's exit status is decided: from the per-law verdicts."""
     collector = session.config.stash.get(COLLECTOR, None)
-    if collector is None:
+    if collector is None or is_worker(session.config):  # under xdist, the controller's
         return
     red = bool(collector.finish())
     others = session.testsfailed - collector.failed_reports

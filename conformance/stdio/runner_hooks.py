@@ -88,12 +88,19 @@ def command_implementation(spec: str, config: pytest.Config | None) -> Implement
     if multiplier <= 0:
         raise pytest.UsageError(f"--timeout-multiplier {multiplier:g}: must be more than 0")
     if config is not None:
+        from ..runner.parallel import is_controller
+
         options = ConnectorOptions(
             # the runner's --call-timeout: the connector is its one enforcer for cmd:
             reply_timeout=float(config.getoption("--call-timeout", default=REPLY_TIMEOUT)),
             validate=bool(config.getoption("--validate-protocol", default=False)),
             max_restarts=int(config.getoption("--adapter-restarts", default=MAX_RESTARTS)),
-            stderr_log=config.getoption("--adapter-stderr", default=None),
+            # an xdist controller's adapter only says what it is, and is stopped: its
+            # workers' adapters write the log (and the file, made now, would move their
+            # rootdir: see Collector._open_results)
+            stderr_log=None
+            if is_controller(config)
+            else config.getoption("--adapter-stderr", default=None),
             max_line=int(config.getoption("--adapter-max-line", default=MAX_LINE)),
         ).scaled(multiplier)
     log = options.stderr_log
