@@ -41,6 +41,9 @@ TYPED_WITH = ("pydantic-ai", "openai-agents", "langgraph")
 """The extras mypy needs installed to check their adapters (Letta Code is a CLI the adapter
 drives over pipes: nothing of it is imported, so its 280 MB stay out of the lint venv)."""
 SUITE = ["-m", "pytest", "-p", "conformance.runner.plugin", "--pyargs", "conformance.laws"]
+PARALLEL = ["-n", "auto"]
+"""pytest-xdist, one worker per core: the controller alone judges, writes the results file
+and checks the manifest (docs/suite.md, Running in parallel)."""
 
 
 @nox.session(python=PYTHON)
@@ -48,7 +51,9 @@ def tests(session: nox.Session) -> None:
     """The test suite (pytest on tests/). Extra arguments go to pytest."""
     session.install("-e", ".[test]")
     # the kill matrix and the adapters' own checks have sessions of their own
-    session.run("pytest", "--ignore=tests/rogues", "--ignore=tests/thirdparty", *session.posargs)
+    session.run(
+        "pytest", *PARALLEL, "--ignore=tests/rogues", "--ignore=tests/thirdparty", *session.posargs
+    )
 
 
 @nox.session(python=PYTHON)
@@ -90,7 +95,9 @@ def conformance(session: nox.Session) -> None:
         session.run("python", *SUITE, "--hypothesis-profile=ci", "-q", *session.posargs)
         return
     results = RESULTS / "reference.jsonl"
-    session.run("python", *SUITE, "--hypothesis-profile=ci", "-q", "--results", str(results))
+    session.run(
+        "python", *SUITE, *PARALLEL, "--hypothesis-profile=ci", "-q", f"--results={results}"
+    )
     session.run("python", "-m", "conformance", "matrix", "--check", "--results", str(results))
 
 
@@ -108,10 +115,10 @@ def _thirdparty(module: str, name: str) -> None:
             "-q",
             "--impl",
             f"conformance.adapters.{module}:implementation",
-            "--expectations",
-            f"expectations/{name}.toml",
-            "--results",
-            str(results),
+            # FILE after `=`: a separate argument naming a file that exists is also read by
+            # pytest as a path, and moves the rootdir
+            f"--expectations=expectations/{name}.toml",
+            f"--results={results}",
             *session.posargs,
         )
         if session.posargs:  # a narrowed run (-k, -x, ...) is not a whole column

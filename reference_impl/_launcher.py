@@ -28,6 +28,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from collections.abc import Callable, Sequence
@@ -87,7 +88,10 @@ async def spawn(
     if _ENABLED and module in ENTRIES:
         launcher = _Launcher.shared()
         if launcher is not None:
-            return await launcher.start(module, argv, env, stderr)
+            try:
+                return await launcher.start(module, argv, env, stderr)
+            except LauncherUnusableError:
+                pass  # dropped; this start is made the slow way, the next by a new one
     with stderr.open("wb") as log:
         return await asyncio.create_subprocess_exec(
             sys.executable,
@@ -121,6 +125,7 @@ class LaunchedProcess:
         self.stdout: asyncio.StreamReader | None = stdout
         self._pipe = pipe
         self._returncode: int | None = None
+        self._waiting: asyncio.Future[int | None] | None = None
 
     @property
     def returncode(self) -> int | None:
@@ -135,6 +140,12 @@ class LaunchedProcess:
         signal.pidfd_send_signal(self._pidfd, sig)
 
     async def wait(self) -> int | None:
+        """Until it has exited: its exit status. Any number of callers may wait."""
+        if self._waiting is None:
+            self._waiting = asyncio.ensure_future(self._wait_once())
+        return await asyncio.shield(self._waiting)
+
+    async def _wait_once(self) -> int | None:
         if self._returncode is None:
             said = await _readable_then(self._status, lambda: os.read(self._status, 64))
             if not said:  # the launcher is gone before it could say: wait for the child
@@ -163,53 +174,85 @@ async def _readable_then(fd: int, read: Callable[[], bytes]) -> bytes:
     return read()
 
 
+class LauncherUnusableError(OSError):
+    """The launcher died, timed out or answered out of turn: it is dropped, and the start
+    is made again by a new interpreter."""
+
+
 class _Launcher:
-    """The suite's end: one warm launcher per process, started on first use."""
+    """The suite's end: one warm launcher per process, started on first use. Any doubt
+    about it (an error on its socket, a late reply) drops it, so a reply can never be
+    taken for another start's; the next start gets a new launcher."""
 
     _shared: _Launcher | None = None
-    _broken = False
+    _failures = 0
     _guard = threading.Lock()
 
     def __init__(self) -> None:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-        with theirs:
+        self.log = Path(tempfile.mkstemp(prefix="turnlaw-launcher-", suffix=".log")[1])
+        with theirs, self.log.open("wb") as log:  # its own errors: not a test's capture
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "reference_impl._launcher", str(theirs.fileno())],
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
+                stderr=log,
                 env=env,
             )
         ours.settimeout(REPLY_DEADLINE)
         self.control = ours
         self.lock = threading.Lock()
+        self.asked = 0
 
     @classmethod
     def shared(cls) -> _Launcher | None:
-        """The running launcher (None when one could not be started: `spawn` execs)."""
+        """The running launcher (None after three have failed: `spawn` execs)."""
         with cls._guard:
-            if cls._shared is None and not cls._broken:
+            if cls._shared is None and cls._failures < 3:
                 try:
                     cls._shared = cls()
                 except OSError:
-                    cls._broken = True
+                    cls._failures = 3
             return cls._shared
+
+    def drop(self) -> None:
+        """Stop using this launcher: close its socket (it exits at EOF), reap it."""
+        with _Launcher._guard:
+            if _Launcher._shared is self:
+                _Launcher._shared = None
+                _Launcher._failures += 1
+        self.control.close()
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait(5)
+        self.log.unlink(missing_ok=True)
 
     async def start(
         self, module: str, argv: Sequence[str], env: dict[str, str], stderr: Path
     ) -> LaunchedProcess:
         read_end, write_end = os.pipe()
+        log = os.open(stderr, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        # the thread owns write_end and log (it closes them): a cancelled start must not
+        # close descriptors the thread is about to send
+        asking = asyncio.ensure_future(
+            asyncio.to_thread(self._ask, module, list(argv), env, write_end, log)
+        )
         try:
-            with stderr.open("wb") as log:
-                pid, pidfd, status = await asyncio.to_thread(
-                    self._ask, module, list(argv), env, write_end, log.fileno()
-                )
+            pid, pidfd, status = await asyncio.shield(asking)
+        except asyncio.CancelledError:  # the caller gave up: leave no process
+            os.close(read_end)
+            with contextlib.suppress(Exception):
+                _, pidfd, status = await asking
+                with contextlib.suppress(OSError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                os.close(pidfd)
+                os.close(status)
+            raise
         except BaseException:
             os.close(read_end)
             raise
-        finally:
-            os.close(write_end)  # the child holds its own: EOF on stdout is its end
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader()
         pipe, _ = await loop.connect_read_pipe(
@@ -220,13 +263,25 @@ class _Launcher:
     def _ask(
         self, module: str, argv: list[str], env: dict[str, str], stdout: int, stderr: int
     ) -> tuple[int, int, int]:
-        request = json.dumps({"module": module, "argv": argv, "env": env}).encode()
-        with self.lock:
-            socket.send_fds(self.control, [request], [stdout, stderr])
-            reply, fds, _, _ = socket.recv_fds(self.control, 65536, 2)
-        if not reply:
-            raise OSError("the launcher exited")
-        answer = json.loads(reply)
+        try:
+            with self.lock:
+                self.asked += 1
+                request = {"id": self.asked, "module": module, "argv": argv, "env": env}
+                try:
+                    socket.send_fds(self.control, [json.dumps(request).encode()], [stdout, stderr])
+                    reply, fds, _, _ = socket.recv_fds(self.control, 65536, 2)
+                except OSError as error:  # a timeout, a dead launcher: never ask it again
+                    self.drop()
+                    raise LauncherUnusableError(f"the launcher failed: {error!r}") from error
+        finally:  # the child has its own copies (or there is no child)
+            os.close(stdout)
+            os.close(stderr)
+        answer = json.loads(reply) if reply else {}
+        if answer.get("id") != request["id"] or ("error" not in answer and len(fds) != 2):
+            for fd in fds:
+                os.close(fd)
+            self.drop()
+            raise LauncherUnusableError(f"the launcher answered {reply[:200]!r} out of turn")
         if "error" in answer:
             for fd in fds:
                 os.close(fd)
@@ -305,40 +360,66 @@ def _serve(control: socket.socket) -> None:
         message, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)
         if not message:
             return  # the suite closed its end (or exited): nothing more to start
+        request: Any = None
         try:
             request = json.loads(message)
-            if request.get("module") not in ENTRIES or len(fds) != 2:
+            if not isinstance(request, dict) or request.get("module") not in ENTRIES:
                 raise ValueError(f"not a start request: {str(request)[:200]}")
+            if len(fds) != 2:
+                raise ValueError("a start request carries its stdout and stderr")
         except ValueError as error:
             for fd in fds:
                 os.close(fd)
-            control.send(json.dumps({"error": str(error)}).encode())
+            asked = request.get("id") if isinstance(request, dict) else None
+            control.send(json.dumps({"id": asked, "error": str(error)}).encode())
             continue
-        status_read, status_write = os.pipe()
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # reaped once registered
         try:
-            pid = os.fork()
-            if pid == 0:
-                code = 1
-                try:
-                    control.close()
-                    os.close(status_read)
-                    os.close(status_write)
-                    code = _run_child(request, *fds)
-                finally:
-                    with contextlib.suppress(Exception):
-                        sys.stdout.flush()
-                        sys.stderr.flush()
-                    os._exit(code)
-            pidfd = os.pidfd_open(pid)
-            _STATUS[pid] = status_write
+            pid, pidfd, status_read = _fork_child(control, request, fds)
+        except OSError as error:  # no fork (memory, process limit), no pidfd: said, not fatal
+            control.send(json.dumps({"id": request.get("id"), "error": repr(error)}).encode())
+            continue
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
-        for fd in fds:
-            os.close(fd)
-        socket.send_fds(control, [json.dumps({"pid": pid}).encode()], [pidfd, status_read])
+            for fd in fds:
+                os.close(fd)
+        reply = json.dumps({"id": request.get("id"), "pid": pid}).encode()
+        socket.send_fds(control, [reply], [pidfd, status_read])
         os.close(pidfd)
         os.close(status_read)
+
+
+def _fork_child(
+    control: socket.socket, request: dict[str, Any], fds: list[int]
+) -> tuple[int, int, int]:
+    """Fork the child for `request`: its pid, a pidfd for it, its status pipe's read end."""
+    status_read, status_write = os.pipe()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGCHLD})  # reaped once registered
+    try:
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                control.close()
+                os.close(status_read)
+                os.close(status_write)
+                code = _run_child(request, *fds)
+            finally:
+                with contextlib.suppress(Exception):
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                os._exit(code)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            os.kill(pid, signal.SIGKILL)  # not yet reaped (SIGCHLD is blocked): ours
+            raise
+        _STATUS[pid] = status_write
+    except OSError:
+        os.close(status_read)
+        os.close(status_write)
+        raise
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGCHLD})
+    return pid, pidfd, status_read
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,7 +38,8 @@ import pytest
 from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW
 from ._run_state import COLLECTOR, IMPLEMENTATION, SWEEP, law_ids
-from .outcomes import TestRecord
+from .outcomes import Outcome, TestRecord
+from .report_text import report_reason
 
 RECORDS = "turnlaw_records"
 """The report attribute carrying a worker's records of one phase: `[{"record": <the
@@ -206,6 +207,9 @@ class Controller:
         self.config = config
         self.gate = Path(tempfile.mkdtemp(prefix="turnlaw-xdist-"))
         self.selection_from_worker = False
+        self.crashed: dict[str, tuple[str, float]] = {}
+        """nodeid -> what xdist said of the worker that died running it, until its laws
+        are known (a worker sends its selection only at its end)."""
         config.add_cleanup(lambda: shutil.rmtree(self.gate, ignore_errors=True))
 
     @pytest.hookimpl(optionalhook=True)
@@ -236,6 +240,34 @@ class Controller:
         if report.when not in ("setup", "call", "teardown"):
             # xdist's report of a test whose worker died: it never says it is done
             _done_file(self.gate, report.nodeid).touch()
+            # and whatever it reported before (a PASS, then a crash in its teardown) is
+            # not its verdict: each of its laws gets an ERROR
+            self.crashed[report.nodeid] = (report_reason(report.longrepr), report.duration)
+            self._charge_crashes()
+
+    def _charge_crashes(self) -> None:
+        collector = self.config.stash[COLLECTOR]
+        for nodeid, (said, duration) in list(self.crashed.items()):
+            laws = collector.selected.get(nodeid) or ()
+            if not laws:
+                continue  # not known yet; unknown at the end, the test counts as not run
+            detail = collector.scrub(f"the worker running this test died: {said}")[-4000:]
+            made = [
+                (
+                    TestRecord(
+                        law=law_id,
+                        test=nodeid,
+                        outcome=Outcome.ERROR,
+                        duration=duration,
+                        detail=detail,
+                    ),
+                    "",
+                )
+                for law_id in laws
+            ]
+            collector.receive(nodeid, made)
+            collector.failed_reports += 1
+            del self.crashed[nodeid]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -245,6 +277,7 @@ class Controller:
         if selected is not None and not self.selection_from_worker:
             collector.select({nodeid: tuple(laws) for nodeid, laws in selected.items()})
             self.selection_from_worker = True
+        self._charge_crashes()
         redactor = session_redactor(self.config)
         for secret in output.get(SECRETS, ()):
             redactor.learn(secret)

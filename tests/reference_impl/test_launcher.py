@@ -59,8 +59,11 @@ async def test_the_launcher_starts_nothing_but_its_entries(tmp_path: Path) -> No
     assert launcher is not None
     read_end, write_end = os.pipe()
     try:
-        with (tmp_path / "log").open("wb") as log, pytest.raises(OSError, match="not a start"):
-            launcher._ask("os", ["-c", "raise SystemExit(3)"], {}, write_end, log.fileno())
+        with (tmp_path / "log").open("wb") as log:
+            # _ask closes what it is handed (the child has copies): hand it copies
+            fds = os.dup(write_end), os.dup(log.fileno())
+        with pytest.raises(OSError, match="not a start"):
+            launcher._ask("os", ["-c", "raise SystemExit(3)"], {}, *fds)
         with launcher.lock:  # not JSON at all, and no descriptors
             launcher.control.send(b"\x00garbage")
             answer = json.loads(launcher.control.recv(65536))
@@ -99,3 +102,45 @@ def test_a_closed_control_socket_ends_the_launcher() -> None:
         )
     ours.close()
     assert process.wait(timeout=60) == 0
+
+
+async def test_a_dead_launcher_is_dropped_and_the_start_still_made(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_launcher._Launcher, "_failures", 0)
+    first = _launcher._Launcher.shared()
+    assert first is not None
+    first.process.kill()
+    first.process.wait()
+    started = await spawn(
+        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
+    )
+    assert isinstance(started, asyncio.subprocess.Process)  # this one the slow way
+    assert await started.wait() == 0
+    again = await spawn(
+        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err2"
+    )
+    assert isinstance(again, LaunchedProcess)  # the next by a new launcher
+    assert await again.wait() == 0
+    assert _launcher._Launcher.shared() is not first
+
+
+async def test_a_reply_out_of_turn_is_never_taken_for_this_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A late reply (a start that timed out) would hand this start another child's pid."""
+    monkeypatch.setattr(_launcher._Launcher, "_failures", 0)
+    launcher = _launcher._Launcher.shared()
+    assert launcher is not None
+    read_end, write_end = os.pipe()
+    late = {"id": -1, "module": "reference_impl.sessions", "argv": ["--help"], "env": {}}
+    with (tmp_path / "late").open("wb") as log, launcher.lock:  # asked, never read
+        socket.send_fds(launcher.control, [json.dumps(late).encode()], [write_end, log.fileno()])
+    os.close(write_end)
+    os.close(read_end)
+    started = await spawn(
+        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
+    )
+    assert isinstance(started, asyncio.subprocess.Process)  # dropped, made the slow way
+    assert await started.wait() == 0
+    assert _launcher._Launcher.shared() is not launcher
