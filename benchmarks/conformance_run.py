@@ -9,6 +9,7 @@ Rows (`--rows`, comma-separated; default every one):
   dialect, against that same pytest start-up;
 - agent: the agent laws against the reference, all three dialects, against the floor;
 - all: every law (hosting and session laws included) against the reference, ditto;
+- parallel: the same with `-n 2` (pytest-xdist, as `nox -s conformance` runs it);
 - kill: `python -m tests.rogues --workers 2` (never `--write`: docs stay as they are);
 - breakdown: the slowest five laws of a run of every law, with their share.
 
@@ -63,6 +64,9 @@ ROWS: dict[str, RowPlan] = {
         "agent laws vs the reference, 3 dialects", "agent", "harness floor", 6, long=True
     ),
     "all": RowPlan("every law vs the reference, 3 dialects", "all", "harness floor", 12, long=True),
+    "parallel": RowPlan(
+        "every law vs the reference, -n 2 (xdist)", "all, -n 2", "harness floor", 12, long=True
+    ),
     "kill": RowPlan(
         f"kill run: reference + {len(ROGUES)} rogues, {KILL_WORKERS} workers",
         "kill",
@@ -76,7 +80,16 @@ EXPLAINED_BY = {
     "collection": RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None)
 }
 """Rows without a target printed under a row, to say where its time goes."""
-ORDER = ("pytest start", "plugin start", "collection", "harness floor", "agent", "all", "kill")
+ORDER = (
+    "pytest start",
+    "plugin start",
+    "collection",
+    "harness floor",
+    "agent",
+    "all",
+    "all, -n 2",
+    "kill",
+)
 REMARKS = {"kill": "exit 1: red, or docs/kill-matrix.md stale (see tests.rogues)"}
 """What a run's accepted non-zero exit means, printed in its row's status."""
 

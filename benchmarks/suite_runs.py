@@ -95,6 +95,8 @@ def runs(scratch: Path) -> dict[str, Run]:
         "all": Run(
             [*SUITE, "--results", str(scratch / "all.jsonl"), "--pyargs", "conformance.laws"]
         ),
+        # the same with pytest-xdist, as `nox -s conformance` runs it (-n auto) on 2 cores
+        "all, -n 2": Run([*SUITE, "-n", "2", "--pyargs", "conformance.laws"]),
         # without --write the kill run only reads docs/kill-matrix.md: exit 1 when the run
         # is red or the doc stale, which the row reports rather than discards
         "kill": Run(

@@ -100,6 +100,9 @@ def test_the_runs_keep_docs_alone_and_split_the_doors_as_the_kill_run_does(
     ]
     assert suite_runs.FLOOR_IMPL in runs["harness floor"].argv
     assert str(tmp_path / "all.jsonl") in runs["all"].argv
+    parallel = runs["all, -n 2"].argv
+    assert parallel[parallel.index("-n") + 1] == "2" and "-n" not in runs["all"].argv
+    assert parallel[parallel.index("--pyargs") :] == runs["all"].argv[-2:]
     collection = runs["collection"]
     assert collection.check(1, "2073 tests collected in 2.19s") is None
     assert collection.check(2, "2073 tests collected") is not None
