@@ -44,6 +44,8 @@ SLICE = [
 ROGUE = "tests.rogues.gallery:run_carries_previous"
 """Its runs carry the previous one: run.no-history FAILs, and with it
 run.conversation-id-does-not-join; the failure laws pass."""
+DIES = "tests.harness.faulty_adapters:dies_closing_its_first_agent"
+"""Ends its worker process the first time it closes an agent: the smoke test's teardown."""
 BROKEN = "tests.harness.faulty_adapters:silent_success"
 """Claims an answer without calling the model: the smoke law FAILs."""
 RUN_TIMEOUT = 300
@@ -151,3 +153,35 @@ def test_a_broken_adapter_stops_both_runs_before_any_other_law(tmp_path: Path) -
         assert code == pytest.ExitCode.INTERRUPTED
         assert "adapter broken: a one-turn run does not work" in output
         assert results.footer is not None and len(results.footer.not_run) == 13
+
+
+@pytest.mark.timeout(RUN_TIMEOUT + 60)
+def test_a_worker_that_dies_after_a_pass_leaves_its_test_an_error_not_a_pass(
+    tmp_path: Path,
+) -> None:
+    """Only under xdist (without it the runtime's exit ends pytest itself): the smoke
+    test's call passes, its worker dies in the teardown; the controller must not keep
+    the PASS it was sent, and the run is red."""
+    results = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [*SLICE, "-n", "2", "--impl", DIES, f"--results={results}"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(REPOSITORY),
+            "TURNLAW_DIE_ONCE": str(tmp_path / "died"),
+        },
+        timeout=RUN_TIMEOUT,
+    )
+    said = done.stdout[-3000:] + done.stderr[-2000:]
+    assert (tmp_path / "died").exists(), said  # the worker did die
+    written = read_results(results)
+    outcomes = written.per_law()
+    assert outcomes["smoke.one-turn"] is Outcome.ERROR, said
+    smoke = [r for r in written.records if r.law == "smoke.one-turn" and r.outcome is Outcome.ERROR]
+    assert "the worker running this test died" in smoke[0].detail
+    assert outcomes["run.no-history"] is Outcome.PASS  # the other laws were judged as usual
+    assert written.footer is not None and written.footer.verdict == "red"
+    assert done.returncode != 0, said

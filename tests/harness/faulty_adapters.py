@@ -5,6 +5,7 @@ the adapter, not the runtime: the harness must survive them and report them hone
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from conformance.adapter import AgentSpec, Capability, RunOutcome
@@ -97,3 +98,24 @@ chat_for_every_dialect = _SpeaksChatForEveryDialect(name="speaks chat for every 
 unnamed_trace_tool = _faulty("self-explain without a named trace tool", ReferenceAgent)
 unnamed_trace_tool.trace_tool = None  # type: ignore[assignment]
 assert Capability.PAUSE in declares_pause_it_lacks.capabilities
+
+
+class _DiesClosingItsFirstAgent(ReferenceAgent):
+    """Ends its whole process the first time one of its agents is closed in a run (a
+    segfault in a native extension, a runtime's own `os._exit`): under xdist that is a
+    worker dying in a test's teardown, after its call had passed. The run's marker file
+    ($TURNLAW_DIE_ONCE) keeps it to once, so the replacement worker goes on."""
+
+    async def close(self) -> None:
+        marker = os.environ.get("TURNLAW_DIE_ONCE")
+        if marker:
+            try:
+                os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                pass
+            else:
+                os._exit(3)
+        await super().close()
+
+
+dies_closing_its_first_agent = _faulty("dies closing its first agent", _DiesClosingItsFirstAgent)
