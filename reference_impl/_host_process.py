@@ -74,8 +74,20 @@ async def start_host_process(
         argv += ["--agent-class", agent_class]
     if host_class is not None:
         argv += ["--host-class", host_class]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    process = await spawn("reference_impl.conformance_host", argv, env=env, stderr=log)
+    process, url = await start_listening("reference_impl.conformance_host", argv, {}, folder)
+    spec_file.unlink(missing_ok=True)
+    return HostProcess(process, url, log)
+
+
+async def start_listening(
+    module: str, argv: list[str], env: dict[str, str], folder: Path
+) -> tuple[ServerProcess, str]:
+    """Spawn `python -m <module> <argv>` (`env` added to ours, stderr into `folder`'s
+    stderr.log) and wait at most START_DEADLINE for its LISTENING line: the process and
+    its URL. A start that fails leaves no process and no folder behind."""
+    log = folder / "stderr.log"
+    path = os.pathsep.join(p for p in sys.path if p)
+    process = await spawn(module, argv, env=dict(os.environ, PYTHONPATH=path, **env), stderr=log)
     assert process.stdout is not None
     try:
         line = await asyncio.wait_for(process.stdout.readline(), START_DEADLINE)
@@ -93,8 +105,7 @@ async def start_host_process(
         said = _tail(log)
         shutil.rmtree(folder, ignore_errors=True)
         raise HostStartError(problem, said)
-    spec_file.unlink(missing_ok=True)
-    return HostProcess(process, text.removeprefix(LISTENING), log)
+    return process, text.removeprefix(LISTENING)
 
 
 async def _end(process: ServerProcess) -> None:

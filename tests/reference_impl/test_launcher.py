@@ -20,11 +20,16 @@ from conformance.adapter import AgentSpec
 from conformance.adapter._hosting_types import HostSpec
 from conformance.wire import ScriptedProvider, text
 from reference_impl import _launcher
-from reference_impl._launcher import LaunchedProcess, spawn
+from reference_impl._launcher import LaunchedProcess, ServerProcess, spawn
 from reference_impl.conformance_adapter import implementation
 from tests.conftest import API_KEY
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the launcher forks on Linux")
+
+
+async def _help(stderr: Path) -> ServerProcess:
+    """`python -m reference_impl.sessions --help`: a launcher entry that exits at once."""
+    return await spawn("reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=stderr)
 
 
 def _parent_of(pid: int) -> int:
@@ -72,9 +77,7 @@ async def test_the_launcher_starts_nothing_but_its_entries(tmp_path: Path) -> No
         os.close(read_end)
         os.close(write_end)
     # and it goes on starting what it may
-    started = await spawn(
-        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
-    )
+    started = await _help(tmp_path / "err")
     assert isinstance(started, LaunchedProcess)
     assert started.stdout is not None
     said = await asyncio.wait_for(started.stdout.read(), 30)
@@ -86,9 +89,7 @@ async def test_without_the_launcher_a_new_interpreter_starts(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(_launcher, "_ENABLED", False)
-    started = await spawn(
-        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
-    )
+    started = await _help(tmp_path / "err")
     assert isinstance(started, asyncio.subprocess.Process)
     assert await started.wait() == 0
 
@@ -112,14 +113,10 @@ async def test_a_dead_launcher_is_dropped_and_the_start_still_made(
     assert first is not None
     first.process.kill()
     first.process.wait()
-    started = await spawn(
-        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
-    )
+    started = await _help(tmp_path / "err")
     assert isinstance(started, asyncio.subprocess.Process)  # this one the slow way
     assert await started.wait() == 0
-    again = await spawn(
-        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err2"
-    )
+    again = await _help(tmp_path / "err2")
     assert isinstance(again, LaunchedProcess)  # the next by a new launcher
     assert await again.wait() == 0
     assert _launcher._Launcher.shared() is not first
@@ -138,9 +135,7 @@ async def test_a_reply_out_of_turn_is_never_taken_for_this_start(
         socket.send_fds(launcher.control, [json.dumps(late).encode()], [write_end, log.fileno()])
     os.close(write_end)
     os.close(read_end)
-    started = await spawn(
-        "reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=tmp_path / "err"
-    )
+    started = await _help(tmp_path / "err")
     assert isinstance(started, asyncio.subprocess.Process)  # dropped, made the slow way
     assert await started.wait() == 0
     assert _launcher._Launcher.shared() is not launcher
