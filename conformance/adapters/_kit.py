@@ -9,21 +9,17 @@ asked for, not with this module: a host or session process that speaks Anthropic
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
+from .._tls import SHARED_TLS
 from ..adapter import JSON, AgentSpec, RefusalKind, Refused, RunFailed
 from ..catalog import service_url
 
 if TYPE_CHECKING:
     import anthropic
     import openai
-
-SHARED_TLS = ssl.create_default_context()
-"""One TLS context for every SDK client the suite builds: loading CA certificates costs
-~30 ms per client, the suite builds hundreds, and the fake is plain HTTP anyway."""
 
 
 class ServiceFailedError(Exception):
@@ -35,7 +31,7 @@ async def call_service(base_url: str, key: str) -> str:
     the fake, as a tool a user wrote would make one; its failure raised as the tool's."""
     import httpx  # here, not at import: the respx alias must be set up before httpx loads
 
-    async with httpx.AsyncClient(timeout=None) as client:
+    async with httpx.AsyncClient(timeout=None, verify=SHARED_TLS) as client:
         reply = await client.get(service_url(base_url, key))
     if reply.status_code != 200:
         raise ServiceFailedError(f"{reply.status_code}: {reply.text}")

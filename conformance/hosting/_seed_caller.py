@@ -18,6 +18,7 @@ import httpx
 from httpx_sse import SSEError, aconnect_sse
 from pydantic import BaseModel, ValidationError
 
+from .._tls import SHARED_TLS
 from ..errors import AdapterTimeout
 from ._reply import AwaitingQuestion, HostReply, HostUnreachable, NotTheWire
 from ._wire import (
@@ -51,7 +52,9 @@ class SeedWireCaller:
         """`learn` is told every session cookie value a host issues, so the runner's
         redactor keeps minted ids out of results and snapshots."""
         headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
-        self._client = httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout)
+        self._client = httpx.AsyncClient(
+            base_url=base_url, headers=headers, timeout=timeout, verify=SHARED_TLS
+        )
         self._cookie = session_cookie
         self._learn = learn
         self._timeout = timeout

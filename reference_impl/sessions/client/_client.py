@@ -12,6 +12,8 @@ import httpx
 from pydantic import BaseModel, ValidationError
 from websockets.asyncio.client import connect
 
+from conformance._tls import SHARED_TLS
+
 from .._wire import (
     SERVER_FRAME,
     AgentBody,
@@ -39,7 +41,9 @@ class SessionClient:
     def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
-        self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, trust_env=False)
+        self.http = httpx.AsyncClient(
+            base_url=self.base_url, timeout=timeout, trust_env=False, verify=SHARED_TLS
+        )
         self.conversations = Conversations(self)
 
     async def __aenter__(self) -> SessionClient:
