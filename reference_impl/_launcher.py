@@ -35,6 +35,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from ._sdk_warmup import warm_up
+
 ENTRIES: dict[str, str] = {
     "reference_impl.conformance_host": "reference_impl.conformance_host:main",
     "reference_impl.sessions": "reference_impl.sessions.__main__:main",
@@ -355,6 +357,7 @@ def _serve(control: socket.socket) -> None:
     for name in PRELOAD:  # a module that does not import fails in the child, as it would
         with contextlib.suppress(Exception):
             importlib.import_module(name)
+    warm_up()  # what the SDKs build on first use, built once for every child
     signal.signal(signal.SIGCHLD, _reap)
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1 << 20, 2)

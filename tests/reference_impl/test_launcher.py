@@ -21,6 +21,7 @@ from conformance.adapter._hosting_types import HostSpec
 from conformance.wire import ScriptedProvider, text
 from reference_impl import _launcher
 from reference_impl._launcher import LaunchedProcess, ServerProcess, spawn
+from reference_impl._sdk_warmup import exercise
 from reference_impl.conformance_adapter import implementation
 from tests.conftest import API_KEY
 
@@ -139,3 +140,10 @@ async def test_a_reply_out_of_turn_is_never_taken_for_this_start(
     assert isinstance(started, asyncio.subprocess.Process)  # dropped, made the slow way
     assert await started.wait() == 0
     assert _launcher._Launcher.shared() is not launcher
+
+
+def test_the_launchers_warm_up_makes_every_kind_of_call_through_the_fake() -> None:
+    """Its failures are swallowed (a child then pays the first-use cost itself), so a
+    warm-up that broke would go unseen but for this: three dialects, whole and
+    streamed, a tool call and text each, all answered and none malformed."""
+    assert asyncio.run(exercise()) == 12
