@@ -96,6 +96,13 @@ def build_response(module: ModuleType, provider: ScriptedProvider, request: Any)
         body=request.content,  # transports read the body before calling us
     )
     plan = provider.respond(raw)
+    if len(plan.chunks) == 1 and not (plan.waits or plan.disconnect):
+        # a whole reply with nothing to wait for: handed over as it is, the body is out
+        # now (an async generator to read it back cost a fifth of the fake's in-process time)
+        plan.finished()
+        return module.Response(
+            plan.status, headers=plan.headers, content=plan.chunks[0], request=request
+        )
     timeouts = request.extensions.get("timeout") or {}
     stream = _stream_class(module)(plan, timeouts.get("read"))
     return module.Response(plan.status, headers=plan.headers, stream=stream, request=request)
