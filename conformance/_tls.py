@@ -2,7 +2,8 @@
 
 Building a client's default context loads the CA certificates again: ~30 ms a client,
 and a run builds thousands (an SDK client per agent, a client per tool call, one per
-hosted conversation). The fake and the hosts are plain HTTP on 127.0.0.1 anyway.
+hosted conversation). It is the default context, verifying as each client's own would;
+the fake and the hosts are plain HTTP on 127.0.0.1 anyway.
 """
 
 from __future__ import annotations

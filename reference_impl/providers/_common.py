@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import openai
 
+from conformance._tls import SHARED_TLS
+
 from ._arguments import encode_arguments, parse_arguments
 
 __all__ = ["OpenAIBackedProvider", "encode_arguments", "parse_arguments"]
@@ -23,5 +25,8 @@ class OpenAIBackedProvider:
     ) -> None:
         self.stream = stream
         self.client = client or openai.AsyncOpenAI(
-            base_url=base_url, api_key=api_key, max_retries=max_retries
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=max_retries,
+            http_client=openai.DefaultAsyncHttpxClient(verify=SHARED_TLS),
         )

@@ -23,6 +23,8 @@ from anthropic.types import (
     ToolUseBlockParam,
 )
 
+from conformance._tls import SHARED_TLS
+
 from ..conversation import ToolCall, ToolSpec, Turn
 from ._base import ModelReply
 
@@ -126,7 +128,10 @@ class AnthropicMessagesProvider:
         self.stream = stream
         self.max_tokens = max_tokens
         self.client = client or anthropic.AsyncAnthropic(
-            base_url=base_url, api_key=api_key, max_retries=max_retries
+            base_url=base_url,
+            api_key=api_key,
+            max_retries=max_retries,
+            http_client=anthropic.DefaultAsyncHttpxClient(verify=SHARED_TLS),
         )
 
     async def complete(
