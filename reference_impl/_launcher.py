@@ -55,6 +55,11 @@ PRELOAD = (
     "reference_impl.providers.anthropic_messages",
     "conformance.adapter._hosting_types",
     "uvicorn",
+    # what uvicorn and httpx2 import only once a server starts or a client connects
+    "uvicorn.lifespan.off",
+    "uvicorn.protocols.http.h11_impl",
+    "uvicorn.protocols.websockets.websockets_sansio_impl",
+    "httpcore2",
 )
 """Imported by the launcher before its first fork: what the entries import when they run."""
 

@@ -62,6 +62,7 @@ from ..replay.hypothesis_examples import reproducing
 from ..runner.capability_words import needs_sentence as _needs_sentence
 from ..runner.fixtures import FAKE_KEY, AgentFactory
 from ..runner.host_fixtures import HostFactory, RunningHost
+from ..runner.machine_threads import off_the_loop
 from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
 from ..runner.session_fixtures import BackendFactory, RunningBackend
 from ..wire import (
@@ -379,6 +380,7 @@ __all__ = [
     "last_carrying",
     "long_turn",
     "numbered_calls",
+    "off_the_loop",
     "open_new",
     "open_resumed",
     "opened_by_the_law",

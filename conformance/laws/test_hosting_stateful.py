@@ -40,6 +40,7 @@ from ._kit import (
     LawViolation,
     RunningHost,
     ScriptedProvider,
+    off_the_loop,
     reproducing,
     text,
 )
@@ -158,7 +159,7 @@ async def test_any_interleaving_of_sessions_shows_each_request_only_its_own_conv
     examples = profile.max_examples if profile is not None else 8
     chosen = settings(stateful_step_count=6, max_examples=examples, report_multiple_bugs=False)
     try:
-        await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)
+        await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
     except LawViolation:
         raise
     except Exception as error:

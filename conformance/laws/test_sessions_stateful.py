@@ -60,6 +60,7 @@ from ._kit import (
     conversation_shown,
     declares,
     first_carrying,
+    off_the_loop,
     reproducing,
     text,
 )
@@ -413,7 +414,7 @@ async def run_programs(
     examples = profile.max_examples if profile is not None else 8
     chosen = settings(stateful_step_count=steps, max_examples=examples, report_multiple_bugs=False)
     try:
-        await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)
+        await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
     except LawViolation:
         raise
     except Exception as error:

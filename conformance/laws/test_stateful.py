@@ -60,6 +60,7 @@ from ._kit import (
     LawViolation,
     RunOutcome,
     ScriptedProvider,
+    off_the_loop,
     reproducing,
     text,
 )
@@ -308,6 +309,6 @@ async def test_every_door_shows_the_model_what_the_law_predicts(
     profile = settings.default
     examples = max(profile.max_examples if profile is not None else 0, 20)
     chosen = settings(stateful_step_count=12, max_examples=examples, report_multiple_bugs=False)
-    await asyncio.to_thread(run_state_machine_as_test, machine, settings=chosen)
+    await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
     for seed in SEEDS:
-        await asyncio.to_thread(play, machine, seed)
+        await off_the_loop(play, machine, seed)
