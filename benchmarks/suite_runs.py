@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.rogues.kill import law_modules
+from tests.rogues.kill import default_workers, law_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
@@ -23,7 +23,8 @@ SUITE = [*PYTEST, "-p", "conformance.runner.plugin", "--hypothesis-profile=ci"]
 """The suite's command line (`-p no:cacheprovider`: a benchmark leaves no cache behind)."""
 FLOOR_IMPL = "benchmarks.trivial_impl:implementation"
 FLOOR_DIALECT = "openai-chat"
-KILL_WORKERS = 2
+KILL_WORKERS = default_workers()
+"""What `python -m tests.rogues` uses by default: two per core (at most eight)."""
 
 
 @dataclass(frozen=True)

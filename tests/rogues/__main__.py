@@ -2,7 +2,8 @@
 
 Runs the suite against the reference and every rogue, prints what is wrong (if
 anything), and checks docs/kill-matrix.md against the fresh run — or rewrites it with
-`--write`. Exit status 1 when the run is red or the file is stale.
+`--write` (which also keeps each job's time in tests/rogues/durations.json, the order
+the next run claims them in). Exit status 1 when the run is red or the file is stale.
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from .kill import DOC, problems, run
+from .kill import DOC, DURATIONS, problems, run, write_durations
 from .matrix_doc import render, settled
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.rogues")
     parser.add_argument("--write", action="store_true", help="rewrite docs/kill-matrix.md")
-    parser.add_argument("--workers", type=int, help="worker processes (default: CPUs, max 4)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: 2 per CPU, max 8)")
     parser.add_argument("--keep", type=Path, help="keep results and logs in this folder")
     args = parser.parse_args(argv)
     started = time.monotonic()
@@ -34,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     text = render(kill)
     if args.write:
         DOC.write_text(text, encoding="utf-8")
-        print(f"wrote {DOC}")
+        write_durations(kill)
+        print(f"wrote {DOC} and {DURATIONS}")
         return 0
     if not DOC.exists() or settled(DOC.read_text(encoding="utf-8")) != settled(text):
         print(f"{DOC} is stale: run python -m tests.rogues --write", file=sys.stderr)

@@ -11,6 +11,7 @@ import contextlib
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -61,12 +62,15 @@ def main(job_file: str) -> int:
             "--pyargs",
             *job["targets"],
         ]
+        started = time.monotonic()
         with (
             log.open("w", encoding="utf-8") as out,
             contextlib.redirect_stdout(out),
             contextlib.redirect_stderr(out),
         ):
             code = pytest.main(args)
+        seconds = time.monotonic() - started
+        (folder / f"{job['name']}.seconds").write_text(f"{seconds:.2f}", encoding="utf-8")
         (folder / f"{job['name']}.exit").write_text(str(int(code)), encoding="utf-8")
     return 0
 

@@ -9,6 +9,7 @@ not wire format, so the run uses one dialect (openai-chat) to stay fast.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import subprocess
@@ -32,6 +33,8 @@ REFERENCE = "reference"
 DEPTH_ROGUE = "third-follow-up-after-continuation"
 SHRINK_JOB = f"shrink-{DEPTH_ROGUE}"
 MAX_SHRUNK_STEPS = 5
+DURATIONS = Path(__file__).with_name("durations.json")
+"""Seconds each job took in the last `--write` run: jobs are claimed longest first."""
 
 
 @dataclass
@@ -40,6 +43,8 @@ class KillRun:
 
     folder: Path
     results: dict[str, ResultsFile] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Wall time of each job, as its worker measured it."""
 
     def outcomes(self, name: str) -> dict[str, Outcome]:
         return self.results[name].per_law()
@@ -93,10 +98,37 @@ def law_modules(surface: Surface, laws: tuple[str, ...] | None = None) -> list[s
     ]
 
 
+def known_durations() -> dict[str, float]:
+    """The last `--write` run's seconds per job (none when the file is missing or not a
+    mapping of names to numbers: the order is then the gallery's, nothing else changes)."""
+    try:
+        found = json.loads(DURATIONS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {
+        str(name): float(seconds)
+        for name, seconds in found.items()
+        if isinstance(seconds, int | float) and not isinstance(seconds, bool)
+    }
+
+
+def longest_first(listed: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Jobs in the order workers claim them: the longest in the last run first, a job the
+    last run did not have before all of them (its cost is unknown), ties in gallery order.
+
+    A few rogues hold their tests to a bounded wait they never end (a turn that never
+    finishes, a refusal that never comes) and take minutes where most take seconds;
+    claimed last, one of them ran alone at the end of the run for over a minute."""
+    known = known_durations()
+    return sorted(listed, key=lambda job: -known.get(str(job["name"]), float("inf")))
+
+
 def jobs() -> list[dict[str, object]]:
     whole = ["conformance.laws"]
     listed: list[dict[str, object]] = [
-        # The one job that keeps shrinking: it is the slowest, so it is claimed first.
+        # the one job that keeps shrinking
         {
             "name": SHRINK_JOB,
             "impl": next(r for r in ROGUES if r.id == DEPTH_ROGUE).impl_spec,
@@ -117,17 +149,27 @@ def jobs() -> list[dict[str, object]]:
         }
         for r in ROGUES
     ]
-    return [{**job, "dialects": DIALECTS} for job in listed]
+    return longest_first([{**job, "dialects": DIALECTS} for job in listed])
+
+
+def default_workers() -> int:
+    """Two worker processes per core, at most eight: a job spends most of its time
+    waiting (on hosts and session runtimes starting, on held turns, on the bounded waits
+    a rogue never ends), so one per core leaves the cores idle. On two cores, four
+    workers kept the CPU 56% busy (258 s of CPU in a 230 s run), and the run took 230 s
+    against 297 s with two."""
+    return min(8, 2 * (os.cpu_count() or 1))
 
 
 def run(folder: Path | None = None, workers: int | None = None) -> KillRun:
-    """Run every job in `workers` processes (default: the CPU count, at most 4)."""
+    """Run every job in `workers` processes (default: `default_workers()`), the longest
+    jobs of the last run first."""
     folder = folder or Path(tempfile.mkdtemp(prefix="turnlaw-kill-"))
     folder.mkdir(parents=True, exist_ok=True)
     listed = jobs()
     job_file = folder / "jobs.json"
     job_file.write_text(json.dumps(listed, indent=1), encoding="utf-8")
-    count = workers or min(4, os.cpu_count() or 1)
+    count = workers or default_workers()
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
@@ -156,7 +198,16 @@ def run(folder: Path | None = None, workers: int | None = None) -> KillRun:
         path = folder / f"{name}.jsonl"
         if path.exists():
             outcome.results[name] = read_results(path)
+        with contextlib.suppress(OSError, ValueError):
+            outcome.seconds[name] = float((folder / f"{name}.seconds").read_text("utf-8"))
     return outcome
+
+
+def write_durations(kill: KillRun) -> None:
+    """Keep this run's job times for the next run's order (whole seconds: the order needs
+    no more, and the file changes less)."""
+    rounded = {name: round(seconds) for name, seconds in sorted(kill.seconds.items())}
+    DURATIONS.write_text(json.dumps(rounded, indent=1) + "\n", encoding="utf-8")
 
 
 def must_laws_under_test() -> list[str]:
