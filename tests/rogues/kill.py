@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import json
+import math
 import os
 import subprocess
 import sys
@@ -100,7 +101,8 @@ def law_modules(surface: Surface, laws: tuple[str, ...] | None = None) -> list[s
 
 def known_durations() -> dict[str, float]:
     """The last `--write` run's seconds per job (none when the file is missing or not a
-    mapping of names to numbers: the order is then the gallery's, nothing else changes)."""
+    mapping of names to numbers: the order is then the gallery's, nothing else changes;
+    an entry that is not a finite number is left out)."""
     try:
         found = json.loads(DURATIONS.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -110,7 +112,9 @@ def known_durations() -> dict[str, float]:
     return {
         str(name): float(seconds)
         for name, seconds in found.items()
-        if isinstance(seconds, int | float) and not isinstance(seconds, bool)
+        if isinstance(seconds, int | float)
+        and not isinstance(seconds, bool)
+        and math.isfinite(seconds)
     }
 
 

@@ -44,6 +44,12 @@ def test_an_unreadable_durations_file_keeps_the_gallery_order(durations: Path, t
     assert _names(kill.longest_first(listed)) == ["a", "b", "c"]
 
 
+def test_a_duration_that_is_not_a_finite_number_is_unknown(durations: Path) -> None:
+    durations.write_text('{"a": 1, "b": NaN, "c": 5}', encoding="utf-8")
+    listed = [{"name": n} for n in ("a", "b", "c")]
+    assert _names(kill.longest_first(listed)) == ["b", "c", "a"]
+
+
 def test_a_missing_durations_file_keeps_the_gallery_order(durations: Path) -> None:
     listed = [{"name": n} for n in ("a", "b", "c")]
     assert _names(kill.longest_first(listed)) == ["a", "b", "c"]
