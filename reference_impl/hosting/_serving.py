@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import uvicorn
 
+from .._prompt_server import PromptServer
 from ..agent import Agent
 from ..store import SessionStore
 from ._app import build_app
@@ -42,20 +43,10 @@ def uvicorn_host(
     return UvicornHost(host=host, port=port, session_cookie=session_cookie)
 
 
-class _Server(uvicorn.Server):
-    """uvicorn's server without its own signal handling: the owner of the process says
-    when to stop (`Served.stop`), so a library user's handlers are left alone and a
-    SIGTERM'd command line exits 0 instead of re-raising the signal."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
 class Served:
     """A running host: its URL, the StandingAgent behind it, and how to stop it."""
 
-    def __init__(self, core: StandingAgent, server: _Server, task: asyncio.Task[None]) -> None:
+    def __init__(self, core: StandingAgent, server: PromptServer, task: asyncio.Task[None]) -> None:
         self.core = core
         self._server = server
         self._task = task
@@ -111,7 +102,7 @@ async def standing_agent(
         http="h11",
         timeout_graceful_shutdown=None,
     )
-    server = _Server(config)
+    server = PromptServer(config)
     task = asyncio.ensure_future(server.serve())
     try:
         while not server.started:

@@ -16,13 +16,14 @@ import asyncio
 import contextlib
 import importlib
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 
+from .._prompt_server import PromptServer
 from ..providers import ModelProvider
 from ..store import sqlite_runtime_store
 from ._app import build_app
@@ -58,16 +59,12 @@ def _resolve(path: str) -> Any:
     return found
 
 
-class _Server(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-
 class ServedSessions:
     """A running session runtime: its URL, its core, and how to stop it."""
 
-    def __init__(self, runtime: SessionRuntime, server: _Server, task: asyncio.Task[None]) -> None:
+    def __init__(
+        self, runtime: SessionRuntime, server: PromptServer, task: asyncio.Task[None]
+    ) -> None:
         self.runtime = runtime
         self._server = server
         self._task = task
@@ -111,7 +108,7 @@ async def serve_sessions(
         http="h11",
         timeout_graceful_shutdown=5,
     )
-    server = _Server(config)
+    server = PromptServer(config)
     task = asyncio.ensure_future(server.serve())
     try:
         while not server.started:
