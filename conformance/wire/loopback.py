@@ -36,6 +36,7 @@ from typing import Any
 
 import uvicorn
 
+from .._prompt_server import PromptServer
 from ..redaction import is_credential_name
 from ._connections import STALLED, AcceptErrors, guarded_protocol
 from ._plan import BodyCut, Plan, RawRequest, json_plan
@@ -301,7 +302,7 @@ def make_server(
     log_level: str = "warning",
     header_timeout: float = DEFAULT_HEADER_TIMEOUT,
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
-) -> uvicorn.Server:
+) -> PromptServer:
     """uvicorn for `app`, with the request deadlines (the body's is the app's)."""
     logging.getLogger("uvicorn.error").addFilter(_QUIET_DISCONNECTS)
     config = uvicorn.Config(
@@ -315,7 +316,9 @@ def make_server(
         timeout_graceful_shutdown=2,
         backlog=LISTEN_BACKLOG,
     )
-    return uvicorn.Server(config)
+    # a stop is prompt (the suite stops one per run, a kill run one per job), and the
+    # command line keeps uvicorn's SIGINT/SIGTERM handling (a thread's server has none)
+    return PromptServer(config, signals=True)
 
 
 async def serve_quietly(server: uvicorn.Server, sock: socket.socket) -> AcceptErrors:

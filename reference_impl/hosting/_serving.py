@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from .._prompt_server import PromptServer
+from conformance._prompt_server import PromptServer
+
 from ..agent import Agent
 from ..store import SessionStore
 from ._app import build_app

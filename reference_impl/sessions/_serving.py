@@ -23,7 +23,8 @@ from typing import Any
 
 import uvicorn
 
-from .._prompt_server import PromptServer
+from conformance._prompt_server import PromptServer
+
 from ..providers import ModelProvider
 from ..store import sqlite_runtime_store
 from ._app import build_app

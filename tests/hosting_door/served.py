@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from conformance._prompt_server import PromptServer
+
 COOKIE = "sid"
 SEEN: list[dict[str, Any]] = []
 """What the app was sent: each request's body, session source and headers."""
@@ -105,7 +107,8 @@ class RunningApp:
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
-        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        config = uvicorn.Config(app, log_level="warning", lifespan="off")
+        self._server = PromptServer(config)  # stops at once: a test ends many
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> str:

@@ -15,8 +15,8 @@ import httpx
 import pytest
 import uvicorn
 
-from reference_impl import _prompt_server
-from reference_impl._prompt_server import PromptServer
+from conformance import _prompt_server
+from conformance._prompt_server import PromptServer
 
 BOUND = 10.0
 """Seconds any step may take before the test calls it a hang."""

@@ -2,15 +2,15 @@
 
 uvicorn notices `should_exit` on a 0.1 s tick, then sleeps a fixed 0.1 s after asking its
 connections to close and polls every 0.1 s until they have: a server with nothing left to
-do took 0.15-0.2 s to stop. The reference starts and stops one for every served session
-backend and every host a test opens (hundreds in a conformance run: 7.5 of the 28 s the
-session laws take in one dialect went to these sleeps). Here a stop wakes the main loop
-at once and the drain is polled every few milliseconds; the order and meaning of the
-steps are uvicorn's: stop accepting, ask each connection to finish, wait for them (at most
-`timeout_graceful_shutdown`), then for the tasks they left.
+do took 0.15-0.2 s to stop. The suite starts and stops one for every session backend and
+every host the reference opens for a test, and one fake per run (7.5 of the 28 s the
+session laws took in one dialect went to these sleeps). Here a stop wakes the main loop at
+once and the drain is polled every few milliseconds; the steps and their order are
+uvicorn's: stop accepting, ask each connection to finish, wait for them and the tasks they
+left (at most `timeout_graceful_shutdown`, then cancel what is left).
 
-Like the servers it replaces, it leaves signals alone: whoever owns the process decides
-when to stop, so a library user's handlers are kept.
+Shared by the fake's loopback server and the reference's servers (like `_tls`): one place
+that knows uvicorn's stopping internals (`server_state`, `servers`, `lifespan`).
 """
 
 from __future__ import annotations
@@ -23,18 +23,25 @@ from collections.abc import Iterator
 import uvicorn
 
 TICK = 0.1
-"""uvicorn's own tick: its Date header is refreshed every ten."""
+"""uvicorn's own tick, kept for `on_tick` (its Date header is refreshed every ten)."""
 DRAIN_POLL = 0.005
 """How often a stopping server looks whether its connections and tasks are gone."""
 
 
 class PromptServer(uvicorn.Server):
-    """uvicorn.Server whose `should_exit = True` takes effect at once."""
+    """uvicorn.Server whose `should_exit = True` takes effect at once.
 
-    def __init__(self, config: uvicorn.Config) -> None:
-        self._exit_asked: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+    `signals=False` (the default) leaves signal handling alone: whoever owns the process
+    decides when to stop, so a library user's handlers are kept and a SIGTERM'd command
+    line exits 0 instead of re-raising the signal. `signals=True` keeps uvicorn's
+    (SIGINT/SIGTERM stop the server, then are raised again), for a command line that
+    relies on them.
+    """
+
+    def __init__(self, config: uvicorn.Config, *, signals: bool = False) -> None:
+        self._signals = signals
         self._should_exit = False
+        self._wake: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
         super().__init__(config)
 
     @property
@@ -44,34 +51,30 @@ class PromptServer(uvicorn.Server):
     @should_exit.setter
     def should_exit(self, value: bool) -> None:
         self._should_exit = value
-        event, loop = self._exit_asked, self._loop
-        if not value or event is None or loop is None or loop.is_closed():
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            event.set()
-        else:  # another thread (a test's, a signal's): wake the loop safely
-            with contextlib.suppress(RuntimeError):  # it closed in between
+        if value and self._wake is not None:
+            loop, event = self._wake
+            # thread- and signal-safe, as asyncio's own signal handling is: the callback
+            # is queued and the loop's self-pipe written, so a waiting select returns now
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nothing waits
                 loop.call_soon_threadsafe(event.set)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
-        yield
+        if self._signals:
+            with super().capture_signals():
+                yield
+        else:
+            yield
 
     async def main_loop(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._exit_asked = asyncio.Event()
-        if self._should_exit:
-            self._exit_asked.set()
+        event = asyncio.Event()
+        self._wake = (asyncio.get_running_loop(), event)
         counter = 0
         should_exit = await self.on_tick(counter)
         while not should_exit:
             counter = (counter + 1) % 864000
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._exit_asked.wait(), TICK)
+                await asyncio.wait_for(event.wait(), TICK)
             should_exit = await self.on_tick(counter)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
