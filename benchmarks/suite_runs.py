@@ -24,7 +24,7 @@ SUITE = [*PYTEST, "-p", "conformance.runner.plugin", "--hypothesis-profile=ci"]
 FLOOR_IMPL = "benchmarks.trivial_impl:implementation"
 FLOOR_DIALECT = "openai-chat"
 KILL_WORKERS = default_workers()
-"""What `python -m tests.rogues` uses by default: two per core (at most eight)."""
+"""What `python -m tests.rogues` uses by default: three per core (at most eight)."""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from .matrix_doc import render, settled
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.rogues")
     parser.add_argument("--write", action="store_true", help="rewrite docs/kill-matrix.md")
-    parser.add_argument("--workers", type=int, help="worker processes (default: 2 per CPU, max 8)")
+    parser.add_argument("--workers", type=int, help="worker processes (default: 3 per CPU, max 8)")
     parser.add_argument("--keep", type=Path, help="keep results and logs in this folder")
     args = parser.parse_args(argv)
     started = time.monotonic()

@@ -157,12 +157,13 @@ def jobs() -> list[dict[str, object]]:
 
 
 def default_workers() -> int:
-    """Two worker processes per core, at most eight: a job spends most of its time
+    """Three worker processes per core, at most eight: a job spends much of its time
     waiting (on hosts and session runtimes starting, on held turns, on the bounded waits
-    a rogue never ends), so one per core leaves the cores idle. On two cores, four
-    workers kept the CPU 56% busy (258 s of CPU in a 230 s run), and the run took 230 s
-    against 297 s with two."""
-    return min(8, 2 * (os.cpu_count() or 1))
+    a rogue never ends), so one per core leaves the cores idle. On two cores: two
+    workers 297 s, four 230 s (56% of the CPU busy) and, once the jobs were claimed
+    longest first and servers stopped without uvicorn's tick, four 176 s (72% busy) and
+    six 135 s (90% busy; its longest job alone is 109 s), with the same verdicts."""
+    return min(8, 3 * (os.cpu_count() or 1))
 
 
 def run(folder: Path | None = None, workers: int | None = None) -> KillRun:
