@@ -169,13 +169,26 @@ class LettaProcess:
             )
         stdin.write(line.as_line().encode("utf-8"))
 
-    def drop(self) -> None:
+    async def drop(self) -> None:
         """Close the client's ends of both pipes, as a client that dies does; the CLI is
-        not signalled and goes on (CLI 0.34.12 ends the turn it is in, then exits)."""
+        not signalled and goes on (CLI 0.34.12 ends the turn it is in, then exits).
+
+        Returns once both file descriptors are closed: asyncio closes a transport's pipe
+        on the loop's next turn, and a CLI write that lands before that succeeds, so a
+        test that released a held turn right after the drop raced its own loop (the CLI
+        then stored the answer it otherwise dies before storing: an unexpected pass of
+        connection.no-replay-reconcile in one CI run of many). Unsent input is discarded
+        (`abort`), as a dead client's is."""
         self.connected = False
-        for transport in (self._stdin, self._stdout):
-            if transport is not None:
-                transport.close()
+        pipes = []
+        if self._stdin is not None:
+            self._stdin.abort()
+            pipes.append(self._stdin.get_extra_info("pipe"))
+        if self._stdout is not None:
+            self._stdout.close()  # a read pipe has nothing to flush: close is at once
+            pipes.append(self._stdout.get_extra_info("pipe"))
+        while not all(pipe is None or pipe.closed for pipe in pipes):
+            await asyncio.sleep(0)
 
     async def kill(self) -> None:
         """SIGKILL the CLI's process group and reap it."""

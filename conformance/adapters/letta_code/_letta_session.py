@@ -334,7 +334,7 @@ class LettaSession:
 
     async def break_connection(self, how: BreakHow) -> None:
         if how == "drop":
-            self.process.drop()
+            await self.process.drop()
         else:
             await self.process.kill()
 
