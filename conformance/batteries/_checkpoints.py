@@ -12,6 +12,8 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+from .._unicode_text import unicode_text
+
 AWKWARD_IDS: Final = (
     "",
     " ",
@@ -35,31 +37,31 @@ _SCALARS = (
     | st.booleans()
     | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
     | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=40)
+    | unicode_text(max_size=40)
 )
 JSON_VALUES = st.recursive(
     _SCALARS,
     lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+        st.lists(inner, max_size=4) | st.dictionaries(unicode_text(max_size=12), inner, max_size=4)
     ),
     max_leaves=12,
 )
 _TURNS = st.fixed_dictionaries(
-    {"role": st.sampled_from(["user", "assistant", "tool"]), "content": st.text(max_size=200)},
+    {"role": st.sampled_from(["user", "assistant", "tool"]), "content": unicode_text(max_size=200)},
     optional={
         "tool_calls": st.lists(
-            st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=3), max_size=2
+            st.dictionaries(unicode_text(max_size=8), JSON_VALUES, max_size=3), max_size=2
         )
     },
 )
 CHECKPOINTS = st.builds(
     lambda history, extra: json.dumps({"version": 1, "history": history, "extra": extra}),
     st.lists(_TURNS, max_size=8),
-    st.dictionaries(st.text(max_size=12), JSON_VALUES, max_size=3),
+    st.dictionaries(unicode_text(max_size=12), JSON_VALUES, max_size=3),
 )
 """JSON object text shaped like an agent checkpoint."""
 
-SESSION_IDS = st.text(max_size=60)
+SESSION_IDS = unicode_text(max_size=60)
 """Any text (surrogates aside, which are not text a file can hold)."""
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from conformance._unicode_text import unicode_text
+
 DIALECT_PATHS = ("/chat/completions", "/responses", "/messages")
 
 _SURROGATES = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
@@ -139,7 +141,7 @@ RAW_BODIES = st.one_of(
     st.binary(max_size=64),
     st.builds(
         lambda text, stream: json.dumps(valid_body("/chat/completions", text, stream)).encode(),
-        st.text(max_size=8),
+        unicode_text(max_size=8),
         st.booleans(),
     ),
 )

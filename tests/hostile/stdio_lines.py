@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from conformance._unicode_text import unicode_text
 from conformance.adapter import Capability, RefusalKind
 from conformance.stdio import protocol as p
 from conformance.stdio._reply_line import LENIENT_RESULTS
@@ -37,9 +38,9 @@ json_values = st.recursive(
     | st.booleans()
     | st.integers()
     | st.floats()  # NaN and infinities included: json.dumps writes them as NaN, Infinity
-    | st.text(max_size=20),
+    | unicode_text(max_size=20),
     lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        st.lists(inner, max_size=4) | st.dictionaries(unicode_text(max_size=8), inner, max_size=4)
     ),
     max_leaves=20,
 )
@@ -51,15 +52,15 @@ seqs = st.one_of(st.just(WAITING), st.integers(-3, 20), wrong_scalars)
 
 pending = st.fixed_dictionaries(
     {
-        "tool_name": st.text(max_size=5),
-        "tool_call_id": st.text(max_size=5),
-        "question": st.text(max_size=5),
+        "tool_name": unicode_text(max_size=5),
+        "tool_call_id": unicode_text(max_size=5),
+        "question": unicode_text(max_size=5),
     }
 )
 outcomes = st.fixed_dictionaries(
     {},
     optional={
-        "answer": st.none() | st.text(max_size=10) | wrong_scalars,
+        "answer": st.none() | unicode_text(max_size=10) | wrong_scalars,
         "paused": st.none() | pending | wrong_scalars,
         "checkpoint": json_values,
     },
@@ -74,12 +75,12 @@ starts = st.fixed_dictionaries(
     },
     optional={
         "dialects": st.lists(st.sampled_from([d.value for d in Dialect] + ["smoke-signals"])),
-        "trace_tool": st.none() | st.text(max_size=5) | wrong_scalars,
+        "trace_tool": st.none() | unicode_text(max_size=5) | wrong_scalars,
     },
 )
 identities = st.none() | st.fixed_dictionaries(
     {
-        "conversation_id": st.text(max_size=5) | wrong_scalars,
+        "conversation_id": unicode_text(max_size=5) | wrong_scalars,
         "source": st.sampled_from(["explicit", "carried", "session", "run", "guess", 1]),
     }
 )
@@ -105,11 +106,11 @@ def replies(draw: st.DrawFn) -> dict[str, Any]:
     if status == "refused" or draw(st.integers(0, 4)) == 0:
         reply["kind"] = draw(st.sampled_from([k.value for k in RefusalKind] + ["nope", 3]))
     if status in ("refused", "error") or draw(st.integers(0, 4)) == 0:
-        reply["message"] = draw(st.text(max_size=10) | wrong_scalars)
+        reply["message"] = draw(unicode_text(max_size=10) | wrong_scalars)
     if status == "error" and draw(st.booleans()):
-        reply["traceback"] = draw(st.text(max_size=10) | wrong_scalars)
+        reply["traceback"] = draw(unicode_text(max_size=10) | wrong_scalars)
     if draw(st.integers(0, 5)) == 0:
-        reply[draw(st.text(max_size=6))] = draw(json_values)  # a field v1 does not know
+        reply[draw(unicode_text(max_size=6))] = draw(json_values)  # a field v1 does not know
     for field in draw(st.lists(st.sampled_from(sorted(reply)), max_size=2)):
         reply.pop(field, None)
     return reply
@@ -117,7 +118,7 @@ def replies(draw: st.DrawFn) -> dict[str, Any]:
 
 def right_results(op: str) -> st.SearchStrategy[Any]:
     """A result `op` may answer with."""
-    text = st.text(max_size=10)
+    text = unicode_text(max_size=10)
     plain = st.recursive(
         st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text,
         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
@@ -167,10 +168,10 @@ def right_replies(draw: st.DrawFn, op: str) -> dict[str, Any]:
         reply["result"] = draw(right_results(op))
     elif status == "refused":
         reply["kind"] = draw(st.sampled_from(list(RefusalKind)).map(str))
-        reply["message"] = draw(st.text(max_size=10))
+        reply["message"] = draw(unicode_text(max_size=10))
     else:
-        reply["message"] = draw(st.text(max_size=10))
-        reply["traceback"] = draw(st.text(max_size=10))
+        reply["message"] = draw(unicode_text(max_size=10))
+        reply["traceback"] = draw(unicode_text(max_size=10))
     if draw(st.booleans()):
         field = draw(st.sampled_from(["seq", *sorted(reply)]))  # seq: the one most at stake
         if field == "result" and isinstance(reply["result"], dict) and reply["result"]:

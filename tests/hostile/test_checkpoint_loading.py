@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance._unicode_text import unicode_text
 from reference_impl import InvalidCheckpointError, load_checkpoint
 from reference_impl.context import SUMMARY_CLOSE, SUMMARY_OPEN
 from tests.hostile.budget import fuzz_settings, judged
@@ -30,7 +31,7 @@ NAMES = st.sampled_from(["lookup", "approve", "missing"])
 SURROGATES = st.text(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1)
 TEXTS = st.one_of(
     st.sampled_from(["", "hi", "Book a table for two.", "<memory>x</memory>", "ünï 😀"]),
-    st.text(max_size=12),
+    unicode_text(max_size=12),
 )
 HOSTILE_LEAVES = st.one_of(
     st.sampled_from([math.nan, math.inf, -math.inf, 2**53, -(2**70), 1e308]),
@@ -275,7 +276,7 @@ def _texts(value: Any) -> str:
 TEXT_INPUTS = st.one_of(
     CHECKPOINT_VALUES.map(_texts),
     CHECKPOINT_VALUES.map(_texts).flatmap(lambda t: st.integers(0, len(t)).map(lambda n: t[:n])),
-    st.text(max_size=40),
+    unicode_text(max_size=40),
     st.binary(max_size=40),
     CHECKPOINT_VALUES.map(_texts).map(lambda t: t.encode("utf-8", "surrogatepass")),
     st.integers(1, 200_000).map(lambda n: '{"history": ' + "[" * n + "]" * n + "}"),

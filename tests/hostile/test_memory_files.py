@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance._unicode_text import unicode_text
 from reference_impl import MemoryEntry, MemoryStoreError, SqliteMemoryStore
 from reference_impl._sqlite_memory import APPLICATION_ID
 from tests.hostile.budget import fuzz_settings, judged
@@ -118,7 +119,7 @@ COLUMN_VALUES = st.one_of(
     st.none(),
     st.integers(-(2**63), 2**63 - 1),
     st.floats(allow_nan=True),
-    st.text(max_size=20),
+    unicode_text(max_size=20),
     st.binary(max_size=8),
     st.sampled_from(["user", "assistant", "system", T0.isoformat(), "2026-01-01T00:00:00", "0"]),
 )

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance._unicode_text import unicode_text
 from conformance.replay.model import MAX_REPRO_BYTES, ReproError, load_repro, source_sha256
 from conformance.replay.player import chosen_implementation, law_test_file, replay_arguments
 from tests.hostile.budget import fuzz_settings, judged
@@ -60,7 +61,7 @@ LEAVES = st.one_of(
     st.booleans(),
     st.integers(),
     st.floats(),
-    st.text(max_size=30),
+    unicode_text(max_size=30),
     st.text(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=2),
     st.sampled_from(
         [
@@ -84,7 +85,7 @@ LEAVES = st.one_of(
 VALUES = st.recursive(
     LEAVES,
     lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        st.lists(inner, max_size=3) | st.dictionaries(unicode_text(max_size=8), inner, max_size=3)
     ),
     max_leaves=8,
 )

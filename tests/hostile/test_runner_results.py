@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 import conformance.runner.plugin  # noqa: F401  (kept imported across the nested runs)
 import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
+from conformance._unicode_text import unicode_text
 from conformance.registry import load_laws
 from conformance.runner import outcomes
 from conformance.runner.expectations import Expectation
@@ -122,10 +123,10 @@ def judge(target: str, path: Path, data: bytes) -> int:
 
 # --- generated files -------------------------------------------------------------------
 
-JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | unicode_text(max_size=8)
 JSON_VALUES = st.recursive(
     JSON_SCALARS,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(unicode_text(max_size=6), inner),
     max_leaves=5,
 )
 OUTCOME_NAMES = st.sampled_from(SEVERITY)
@@ -135,7 +136,7 @@ RECORDS = st.builds(
     test=st.sampled_from(["t1", "t2", "t3"]),
     outcome=st.sampled_from(list(Outcome)),
     duration=st.floats(0, 10),
-    detail=st.text(max_size=8),
+    detail=unicode_text(max_size=8),
 )
 ENTRIES = st.dictionaries(
     st.sampled_from(LAWS[:6]),
@@ -173,10 +174,10 @@ def line_soup(draw: st.DrawFn) -> list[Any]:
     parts = st.one_of(
         st.builds(
             lambda d: {"type": "header", **d},
-            st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=3),
+            st.dictionaries(unicode_text(max_size=6), JSON_VALUES, max_size=3),
         ),
         st.fixed_dictionaries(
-            {"type": st.just("test"), "law": st.sampled_from(LAWS) | st.text(max_size=6)},
+            {"type": st.just("test"), "law": st.sampled_from(LAWS) | unicode_text(max_size=6)},
             optional={
                 "test": JSON_VALUES,
                 "outcome": OUTCOME_NAMES | JSON_VALUES,

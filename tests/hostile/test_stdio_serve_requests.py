@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance._unicode_text import unicode_text
 from conformance.adapter import AgentSpec, Capability, RunOutcome
 from conformance.stdio import protocol as p
 from conformance.stdio.serve import _Server
@@ -102,7 +103,7 @@ def request_lines(draw: st.DrawFn) -> tuple[str, bool]:
     if kind == "json":
         return json.dumps(draw(json_values)), False
     if kind == "text":
-        return draw(st.text(max_size=200)), False
+        return draw(unicode_text(max_size=200)), False
     raw = draw(deep_lines() if kind == "deep" else odd_text_lines())
     return raw.decode("utf-8", errors="replace"), False
 
