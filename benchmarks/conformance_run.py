@@ -6,7 +6,8 @@ Rows (`--rows`, comma-separated; default every one):
 - collection: `pytest --collect-only` of the suite, against a pytest start-up that
   collects an empty module (and, to explain the gap, the same with the turnlaw plugin);
 - floor: the harness floor, the agent laws against `benchmarks.trivial_impl` on one
-  dialect, against that same pytest start-up;
+  dialect, against that same pytest start-up; and the same run from a fresh copy of the
+  sources (no bytecode, no `.hypothesis`), against the floor: a new CI checkout's cost;
 - agent: the agent laws against the reference, all three dialects, against the floor;
 - all: every law (hosting and session laws included) against the reference, ditto;
 - parallel: the same with `-n 2` (pytest-xdist, as `nox -s conformance` runs it);
@@ -77,7 +78,10 @@ ROWS: dict[str, RowPlan] = {
 }
 ROW_NAMES = (*ROWS, "breakdown")
 EXPLAINED_BY = {
-    "collection": RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None)
+    "collection": RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None),
+    "floor": RowPlan(
+        "  the same on a fresh checkout", "harness floor, fresh", "harness floor", None
+    ),
 }
 """Rows without a target printed under a row, to say where its time goes."""
 ORDER = (
@@ -85,6 +89,7 @@ ORDER = (
     "plugin start",
     "collection",
     "harness floor",
+    "harness floor, fresh",
     "agent",
     "all",
     "all, -n 2",
@@ -213,6 +218,13 @@ def notes(
             f"but test_hosting_*/test_sessions_*) against benchmarks.trivial_impl, the reference's "
             f"logic on a raw-HTTP provider, on {FLOOR_DIALECT} only: the harness's own cost; "
             "the agent, all and kill rows are ratios to it"
+        )
+    if "harness floor, fresh" in counts:
+        found.append(
+            "'the same on a fresh checkout' runs the floor from a new copy of the sources "
+            "(untimed), without __pycache__ or .hypothesis: what a CI runner's first run pays "
+            "for bytecode, pytest's assertion rewriting and Hypothesis's unicode tables "
+            "(installed packages' bytecode stays warm)"
         )
     if "all" in counts:
         found.append(

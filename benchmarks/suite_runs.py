@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,11 @@ FLOOR_IMPL = "benchmarks.trivial_impl:implementation"
 FLOOR_DIALECT = "openai-chat"
 KILL_WORKERS = default_workers()
 """What `python -m tests.rogues` uses by default: three per core (at most eight)."""
+SOURCES = ("conformance", "reference_impl", "benchmarks", "tests", "pyproject.toml")
+"""What a fresh checkout's run imports and is configured by."""
+LEFT_BEHIND = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
+"""What a first run writes for the next one: bytecode (plain, and pytest's rewritten
+modules) and Hypothesis's storage (its unicode tables among it)."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,9 @@ class Run:
     exit_codes: frozenset[int] = frozenset({0})
     shows: str = ""
     """A pattern its output must match (the run may exit non-zero by design)."""
+    fresh: bool = False
+    """Run from a new copy of the sources, without what earlier runs left behind: the
+    first run on a CI runner's new checkout."""
 
     def check(self, code: int, output: str) -> str | None:
         """Why this run's result cannot be timed as what it claims to be (None: it can)."""
@@ -68,6 +78,8 @@ def runs(scratch: Path) -> dict[str, Run]:
     # the empty module is collected under the project's pytest configuration, like the suite
     bare = [*PYTEST, "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
     collected = r"\d+ tests? collected"
+    floor = [*SUITE, "--impl", FLOOR_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs"]
+    floor += agent_modules()
     return {
         "pytest start": Run(
             [*bare, "--collect-only", str(empty)], frozenset({5}), "no tests collected"
@@ -81,17 +93,9 @@ def runs(scratch: Path) -> dict[str, Run]:
         "collection": Run(
             [*SUITE, "--collect-only", "--pyargs", "conformance.laws"], frozenset({0, 1}), collected
         ),
-        "harness floor": Run(
-            [
-                *SUITE,
-                "--impl",
-                FLOOR_IMPL,
-                "--dialects",
-                FLOOR_DIALECT,
-                "--pyargs",
-                *agent_modules(),
-            ]
-        ),
+        "harness floor": Run(floor),
+        # the same on a new checkout: bytecode and Hypothesis's tables built as it goes
+        "harness floor, fresh": Run(floor, fresh=True),
         "agent": Run([*SUITE, "--pyargs", *agent_modules()]),
         "all": Run(
             [*SUITE, "--results", str(scratch / "all.jsonl"), "--pyargs", "conformance.laws"]
@@ -119,18 +123,37 @@ def runs(scratch: Path) -> dict[str, Run]:
 def timed(run: Run) -> Timing:
     """Run it from the repository's root, as users do; a run that did not do what it
     claims ends the benchmark, with its output's tail."""
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-    }
-    before = os.getloadavg()[0]
-    started = time.perf_counter()
-    done = subprocess.run(
-        run.argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
-    seconds = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="turnlaw-checkout-") as checkout:
+        root = _fresh_copy(Path(checkout)) if run.fresh else ROOT
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+        }
+        before = os.getloadavg()[0]
+        started = time.perf_counter()
+        done = subprocess.run(
+            run.argv,
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        seconds = time.perf_counter() - started
     after = os.getloadavg()[0]
     problem = run.check(done.returncode, done.stdout)
     if problem is not None:
         raise SystemExit(f"{' '.join(run.argv)}: {problem}:\n{done.stdout[-3000:]}")
     return Timing(seconds, before, after, done.stdout, done.returncode)
+
+
+def _fresh_copy(folder: Path) -> Path:
+    """The sources a checkout has, copied (untimed) into `folder`; first on PYTHONPATH,
+    they are imported instead of the installed ones."""
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=LEFT_BEHIND)
+        else:
+            shutil.copy2(source, folder / name)
+    return folder

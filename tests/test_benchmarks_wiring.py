@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,7 @@ def test_each_row_runs_with_its_floor_and_long_runs_get_their_own_rounds() -> No
     assert rounds_of(["floor", "breakdown"], 3, 1) == {
         "pytest start": 3,
         "harness floor": 3,
+        "harness floor, fresh": 3,
         "all": 1,
     }
     assert rounds_of(["kill"], 3, 2) == {"harness floor": 3, "kill": 2}
@@ -107,6 +109,37 @@ def test_the_runs_keep_docs_alone_and_split_the_doors_as_the_kill_run_does(
     assert collection.check(1, "2073 tests collected in 2.19s") is None
     assert collection.check(2, "2073 tests collected") is not None
     assert collection.check(0, "ERROR collecting") is not None
+
+
+def test_a_fresh_run_imports_a_copy_of_the_sources_with_nothing_left_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fresh-checkout row pays for bytecode and Hypothesis's tables only if its
+    process imports sources that have neither; the copy goes when the run ends."""
+    checkout = tmp_path / "checkout"
+    for name in suite_runs.SOURCES[:-1]:  # the packages; the last is pyproject.toml
+        folder = checkout / name
+        (folder / "__pycache__").mkdir(parents=True)
+        (folder / "__init__.py").write_text("")
+        (folder / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"")
+        (folder / ".hypothesis").mkdir()
+    (checkout / "pyproject.toml").write_text("")
+    monkeypatch.setattr(suite_runs, "ROOT", checkout)
+    looks = (
+        "import pathlib, conformance; "
+        "here = pathlib.Path.cwd(); "
+        "print(here, pathlib.Path(conformance.__file__).parent.parent == here, "
+        "sorted(p.name for p in here.rglob('*') if p.name in ('__pycache__', '.hypothesis')))"
+    )
+    run = [sys.executable, "-B", "-c", looks]
+    where, imports_copy, left = suite_runs.timed(suite_runs.Run(run, fresh=True)).output.split()
+    assert (imports_copy, left) == ("True", "[]")
+    assert Path(where) != checkout and not Path(where).exists()
+    # the rogues: the checkout itself, and a copy that keeps what runs leave behind
+    assert suite_runs.timed(suite_runs.Run(run)).output.split()[0] == str(checkout)
+    monkeypatch.setattr(suite_runs, "LEFT_BEHIND", None)
+    kept = suite_runs.timed(suite_runs.Run(run, fresh=True)).output
+    assert "__pycache__" in kept and ".hypothesis" in kept
 
 
 def test_the_pytest_start_floor_is_a_run_that_collects_nothing(tmp_path: Path) -> None:
