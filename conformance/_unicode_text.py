@@ -16,7 +16,7 @@ from typing import Final
 
 from hypothesis import strategies as st
 
-UNICODE_CHARACTERS: Final = st.characters(exclude_categories=("Cs",))
+UNICODE_CHARACTERS: Final = st.characters(exclude_categories=["Cs"])
 """Every character a utf-8 file, a JSON document or an HTTP body can hold."""
 
 

@@ -31,7 +31,7 @@ from .expectations import Expectation, ExpectationsError, load_expectations
 from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
 from .report_text import clipped_failure, failure_message, markdown_cell, report_reason
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
-from .verdict import law_outcomes, manifest_problems, red_reasons
+from .verdict import law_outcomes, manifest_problems, red_reasons, tolerated
 
 __all__ = [
     "Collector",
@@ -238,7 +238,9 @@ class Collector:
 
     def red_reasons(self) -> list[str]:
         """Why the run is red, from the per-law verdicts; empty: green."""
-        return red_reasons(self.per_law(), self.problems(), self.unjudged(), self.not_run())
+        return red_reasons(
+            self.per_law(), self.problems(), self.unjudged(), self.not_run(), self.expected
+        )
 
     def root_causes(self) -> dict[str, list[str]]:
         """law id -> the laws it rests on that failed too (see consequences.py)."""
@@ -265,6 +267,8 @@ class Collector:
         for law_id, entry in laws.items():
             if law_id in outcomes:
                 note = consequence_note(causes.get(law_id, []))
+                if outcomes[law_id] is Outcome.XPASS and tolerated(self.expected, law_id):
+                    note = "known intermittent: the manifest accepts a pass"
                 lines.append(
                     f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id:<{width}}  "
                     f"{law_location(law_id, where)}" + (f"  ({note})" if note else "")

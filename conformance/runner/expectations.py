@@ -5,8 +5,11 @@ NOT_APPLICABLE (the implementation does not declare what the law needs, and says
 purpose). PASS, XPASS, XFAIL, ERROR and TIMEOUT are not outcomes one can expect: a law
 without an entry is expected to pass, an ERROR or a TIMEOUT is never a known state of
 the runtime (the adapter or the harness broke), and XFAIL/XPASS are what the run makes
-of an entry. Anything the file gets wrong is an `ExpectationsError` naming the entry
-and the field; the run turns it into a usage error, so it stops before it starts.
+of an entry. A FAIL entry may say `intermittent = true`: the runtime races, and a run
+where the law passes is accepted (reported XPASS, not red; the matrix shows the known
+FAIL either way), as web-platform-tests' expectations list a known-intermittent status.
+Anything the file gets wrong is an `ExpectationsError` naming the entry and the field;
+the run turns it into a usage error, so it stops before it starts.
 """
 
 from __future__ import annotations
@@ -17,7 +20,14 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 
 from ..registry import load_laws
 from .outcomes import Outcome
@@ -49,6 +59,23 @@ class Expectation(BaseModel):
     outcome: Annotated[Outcome, AfterValidator(_expectable)]
     reason: str = Field(min_length=1)
     link: str | None = None
+    intermittent: bool = False
+    """The runtime races: the law fails in some runs and passes in others (say which,
+    and how often, in `reason`). Only for FAIL: a pass is then no reason to remove it."""
+
+    @model_validator(mode="after")
+    def _intermittent_fails(self) -> Expectation:
+        if self.intermittent and self.outcome is not Outcome.FAIL:
+            raise ValueError(
+                'intermittent = true goes with outcome = "FAIL" only: it accepts a pass '
+                "of a law known to fail in some runs"
+            )
+        return self
+
+    @property
+    def tolerates_pass(self) -> bool:
+        """A run where the law passes is not red for this entry."""
+        return self.intermittent and self.outcome is Outcome.FAIL
 
 
 class Manifest(BaseModel):

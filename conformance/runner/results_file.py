@@ -140,7 +140,8 @@ class ResultsFile(BaseModel):
         outcomes = self.per_law()
         unjudged = footer.unjudged if footer else []
         problems = manifest_problems(outcomes, self.expectations, unjudged)
-        return red_reasons(outcomes, problems, unjudged, footer.not_run if footer else [])
+        not_run = footer.not_run if footer else []
+        return red_reasons(outcomes, problems, unjudged, not_run, self.expectations)
 
 
 def _impossible_records(records: list[TestRecord], expected: dict[str, Expectation]) -> list[str]:

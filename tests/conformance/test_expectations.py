@@ -98,7 +98,12 @@ def test_an_expected_failure_the_fake_also_flagged_stays_xfail(
     assert header["implementation_version"] == "9.9.9"
     assert header["implementation_notes"] == ["runs after the first ask twice"]
     assert header["expectations"] == {
-        "run.no-history": {"outcome": "FAIL", "reason": "the second run asks twice", "link": None}
+        "run.no-history": {
+            "outcome": "FAIL",
+            "reason": "the second run asks twice",
+            "link": None,
+            "intermittent": False,
+        }
     }
 
 
@@ -185,6 +190,61 @@ def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
     said = capsys.readouterr().out
     assert "XPASS           run.no-history" in said
     assert "problem: run.no-history: expected FAIL" in said
+
+
+def test_an_intermittent_failure_that_passes_is_reported_but_not_red(
+    suite: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A runtime that races fails a law in some runs only: its entry says so, and a run
+    where it passes is an XPASS the manifest accepts, in the run and in its results."""
+    manifest = tmp_path / "races.toml"
+    manifest.write_text(NO_HISTORY + "intermittent = true\n")
+    results = tmp_path / "results.jsonl"
+    run = suite.runpytest(
+        *PLUGIN,
+        "-k",
+        "only_its_own",
+        "--impl",
+        "impls:twice_on_chat",
+        "--dialects",
+        "openai-responses",
+        "--expectations",
+        str(manifest),
+        "--results",
+        str(results),
+    )
+    assert run.ret == 0, run.stdout.str()
+    run.stdout.fnmatch_lines(["*XPASS*run.no-history*known intermittent*", "*verdict: green*"])
+    assert "remove the entry" not in run.stdout.str()
+    assert read_results(results).per_law() == {"run.no-history": Outcome.XPASS}
+    assert read_results(results).red_reasons() == []
+    assert conformance_cli(["report", str(results)]) == 0
+    capsys.readouterr()
+
+    # and in the runs where it fails, the failure is the expected one
+    failing = suite.runpytest(
+        *PLUGIN,
+        "-k",
+        "only_its_own",
+        "--impl",
+        "impls:twice",
+        "--expectations",
+        str(manifest),
+    )
+    assert failing.ret == 0, failing.stdout.str()
+    failing.stdout.fnmatch_lines(["*XFAIL*run.no-history*"])
+
+
+def test_only_a_failure_can_be_intermittent(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.toml"
+    path.write_text(
+        '[law."smoke.one-turn"]\noutcome = "NOT_APPLICABLE"\nreason = "x"\nintermittent = true\n'
+    )
+    with pytest.raises(ExpectationsError, match="intermittent = true goes with"):
+        load_expectations(path)
+    path.write_text('[law."smoke.one-turn"]\noutcome = "FAIL"\nreason = "x"\nintermittent = 2\n')
+    with pytest.raises(ExpectationsError, match="intermittent"):
+        load_expectations(path)
 
 
 @pytest.mark.parametrize(

@@ -86,4 +86,5 @@ def test_unicode_characters_are_what_utf8_can_encode() -> None:
     """The replacement draws from exactly st.text()'s default alphabet: every Unicode
     scalar value, i.e. every code point but the surrogates (which is the set utf-8
     encodes). Hypothesis orders and shrinks by these intervals, so draws are the same."""
-    assert unwrap_strategies(UNICODE_CHARACTERS).intervals.intervals == UNICODE_SCALAR_VALUES
+    unwrapped = unwrap_strategies(UNICODE_CHARACTERS)  # type: ignore[no-untyped-call]
+    assert unwrapped.intervals.intervals == UNICODE_SCALAR_VALUES

@@ -44,7 +44,7 @@ def results_lines(
         totals = dict.fromkeys(Outcome, 0)
         for outcome in outcomes.values():
             totals[outcome] += 1
-        verdict = "red" if red_reasons(outcomes, problems, unjudged, not_run) else "green"
+        red = red_reasons(outcomes, problems, unjudged, not_run, expected)
         lines.append(
             ResultsFooter(
                 records=len(records),
@@ -52,7 +52,7 @@ def results_lines(
                 problems=problems,
                 unjudged=list(unjudged),
                 not_run=list(not_run),
-                verdict=verdict,
+                verdict="red" if red else "green",
             ).model_dump(mode="json")
         )
     return lines
