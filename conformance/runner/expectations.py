@@ -72,11 +72,6 @@ class Expectation(BaseModel):
             )
         return self
 
-    @property
-    def tolerates_pass(self) -> bool:
-        """A run where the law passes is not red for this entry."""
-        return self.intermittent and self.outcome is Outcome.FAIL
-
 
 class Manifest(BaseModel):
     """The whole file: `[law."<id>"]` entries and an optional `[framework]` pin."""

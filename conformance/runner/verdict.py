@@ -56,7 +56,7 @@ def manifest_problems(
             continue
         if got is None:
             found.append(f"{said} but it is not in this run (no selected test): stale entry")
-        elif got is Outcome.XPASS and entry.tolerates_pass:
+        elif got is Outcome.XPASS and entry.intermittent:
             continue  # a known-intermittent failure that passed this time
         elif got is Outcome.XPASS:
             found.append(f"{said} but it passed: remove the entry")
@@ -102,6 +102,7 @@ def red_reasons(
 
 
 def tolerated(expected: Mapping[str, Expectation], law_id: str) -> bool:
-    """The law's entry accepts a pass (a known-intermittent failure)."""
+    """The law's entry accepts a pass (a known-intermittent failure: only a FAIL entry
+    can say so)."""
     entry = expected.get(law_id)
-    return entry is not None and entry.tolerates_pass
+    return entry is not None and entry.intermittent

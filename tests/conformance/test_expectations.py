@@ -162,13 +162,9 @@ def test_a_law_that_fails_in_one_dialect_only_is_still_expected_to_fail(
     run.stdout.fnmatch_lines(["*XFAIL*run.no-history*"])
 
 
-def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
-    suite: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    manifest = tmp_path / "stale.toml"
-    manifest.write_text(NO_HISTORY)
-    results = tmp_path / "results.jsonl"
-    run = suite.runpytest(
+def passing_everywhere(suite: pytest.Pytester, manifest: Path, results: Path) -> pytest.RunResult:
+    """run.no-history's own test where twice_on_chat keeps the law: every test passes."""
+    return suite.runpytest(
         *PLUGIN,
         "-k",
         "only_its_own",
@@ -181,6 +177,15 @@ def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
         "--results",
         str(results),
     )
+
+
+def test_a_law_expected_to_fail_that_passes_everywhere_fails_the_run(
+    suite: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = tmp_path / "stale.toml"
+    manifest.write_text(NO_HISTORY)
+    results = tmp_path / "results.jsonl"
+    run = passing_everywhere(suite, manifest, results)
     assert run.ret == pytest.ExitCode.TESTS_FAILED
     run.stdout.fnmatch_lines(["*XPASS*run.no-history*", "*but it passed: remove the entry*"])
 
@@ -200,19 +205,7 @@ def test_an_intermittent_failure_that_passes_is_reported_but_not_red(
     manifest = tmp_path / "races.toml"
     manifest.write_text(NO_HISTORY + "intermittent = true\n")
     results = tmp_path / "results.jsonl"
-    run = suite.runpytest(
-        *PLUGIN,
-        "-k",
-        "only_its_own",
-        "--impl",
-        "impls:twice_on_chat",
-        "--dialects",
-        "openai-responses",
-        "--expectations",
-        str(manifest),
-        "--results",
-        str(results),
-    )
+    run = passing_everywhere(suite, manifest, results)
     assert run.ret == 0, run.stdout.str()
     run.stdout.fnmatch_lines(["*XPASS*run.no-history*known intermittent*", "*verdict: green*"])
     assert "remove the entry" not in run.stdout.str()
