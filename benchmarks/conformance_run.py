@@ -6,8 +6,9 @@ Rows (`--rows`, comma-separated; default every one):
 - collection: `pytest --collect-only` of the suite, against a pytest start-up that
   collects an empty module (and, to explain the gap, the same with the turnlaw plugin);
 - floor: the harness floor, the agent laws against `benchmarks.trivial_impl` on one
-  dialect, against that same pytest start-up; and the same run from a fresh copy of the
-  sources (no bytecode, no `.hypothesis`), against the floor: a new CI checkout's cost;
+  dialect, against that same pytest start-up; under it, as many empty async tests as the
+  floor has (pytest's own cost per test), and the same run from a fresh copy of the
+  sources (no bytecode, no `.hypothesis`), both against the floor;
 - agent: the agent laws against the reference, all three dialects, against the floor;
 - all: every law (hosting and session laws included) against the reference, ditto;
 - parallel: the same with `-n 2` (pytest-xdist, as `nox -s conformance` runs it);
@@ -37,7 +38,15 @@ from .law_breakdown import breakdown
 from .report import command_line, figure
 from .rounds import Samples
 from .suite_report import SuiteReport, SuiteRow
-from .suite_runs import FLOOR_DIALECT, KILL_WORKERS, Timing, runs, timed
+from .suite_runs import (
+    FLOOR_DIALECT,
+    KILL_WORKERS,
+    Timing,
+    count_tests,
+    floor_argv,
+    runs,
+    timed,
+)
 
 MODULE = "benchmarks.conformance_run"
 
@@ -78,9 +87,12 @@ ROWS: dict[str, RowPlan] = {
 }
 ROW_NAMES = (*ROWS, "breakdown")
 EXPLAINED_BY = {
-    "collection": RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None),
-    "floor": RowPlan(
-        "  the same on a fresh checkout", "harness floor, fresh", "harness floor", None
+    "collection": (
+        RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None),
+    ),
+    "floor": (
+        RowPlan("  pytest alone, as many empty tests", "pytest per test", "harness floor", None),
+        RowPlan("  the same on a fresh checkout", "harness floor, fresh", "harness floor", None),
     ),
 }
 """Rows without a target printed under a row, to say where its time goes."""
@@ -89,6 +101,7 @@ ORDER = (
     "plugin start",
     "collection",
     "harness floor",
+    "pytest per test",
     "harness floor, fresh",
     "agent",
     "all",
@@ -155,8 +168,7 @@ def _plans(rows: Sequence[str]) -> list[RowPlan]:
     plans: list[RowPlan] = []
     for name in names:
         plans.append(ROWS[name])
-        if name in EXPLAINED_BY:
-            plans.append(EXPLAINED_BY[name])
+        plans.extend(EXPLAINED_BY.get(name, ()))
     return plans
 
 
@@ -219,6 +231,13 @@ def notes(
             f"logic on a raw-HTTP provider, on {FLOOR_DIALECT} only: the harness's own cost; "
             "the agent, all and kill rows are ratios to it"
         )
+    if "pytest per test" in counts:
+        found.append(
+            "'pytest alone, as many empty tests' runs as many async tests as the floor collects, "
+            "each doing nothing, under the project's pytest configuration without the plugin: "
+            "pytest's start plus its protocol per test (an event loop each, the timeout, the "
+            "reports), which the floor pays before any law, runtime or fake does anything"
+        )
     if "harness floor, fresh" in counts:
         found.append(
             "'the same on a fresh checkout' runs the floor from a new copy of the sources "
@@ -254,7 +273,9 @@ def measure(rows: Sequence[str], rounds: int, long_rounds: int, report: SuiteRep
     timings: dict[str, list[Timing]] = {run: [] for run in counts}
     with tempfile.TemporaryDirectory(prefix="turnlaw-bench-") as folder:
         scratch = Path(folder)
-        processes = runs(scratch)
+        # the empty tests' count is the floor's, counted once, untimed
+        floor_tests = count_tests(floor_argv()) if "pytest per test" in counts else 0
+        processes = runs(scratch, floor_tests=floor_tests)
         planned = schedule(counts)
         for index, order in enumerate(planned, start=1):
             for run in order:

@@ -70,17 +70,57 @@ def agent_modules() -> list[str]:
     return law_modules("agent")
 
 
-def runs(scratch: Path) -> dict[str, Run]:
+PER_TEST_MODULE = """\
+import pytest
+
+
+@pytest.mark.parametrize("n", range({count}))
+async def test_nothing(n: int) -> None:
+    pass
+"""
+"""As many async tests as the floor has, each doing nothing: pytest's own cost per test
+(collection, the event loop pytest-asyncio makes for each, the timeout, the reports)."""
+
+
+def floor_argv() -> list[str]:
+    """The harness floor's command: the agent laws against the trivial runtime."""
+    floor = [*SUITE, "--impl", FLOOR_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs"]
+    return floor + agent_modules()
+
+
+def count_tests(argv: list[str]) -> int:
+    """How many tests `argv` collects (untimed): the run itself with --collect-only. Exit 1
+    is accepted: the plugin calls a run that judged nothing red."""
+    done = subprocess.run(
+        [*argv, "--collect-only"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    found = re.search(r"(\d+) tests? collected", done.stdout)
+    if done.returncode not in (0, 1) or found is None:
+        raise SystemExit(f"{' '.join(argv)} --collect-only: no count:\n{done.stdout[-3000:]}")
+    return int(found.group(1))
+
+
+def runs(scratch: Path, *, floor_tests: int = 0) -> dict[str, Run]:
     """Every run a row can need, by name; `scratch` holds their files (the empty module,
-    the results file of the run of every law, the kill run's logs)."""
+    the results file of the run of every law, the kill run's logs). With `floor_tests`
+    (`count_tests(floor_argv())`), also the run of that many tests that do nothing."""
     empty = scratch / "test_empty.py"
     empty.write_text("", encoding="utf-8")
     # the empty module is collected under the project's pytest configuration, like the suite
     bare = [*PYTEST, "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
     collected = r"\d+ tests? collected"
-    floor = [*SUITE, "--impl", FLOOR_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs"]
-    floor += agent_modules()
+    floor = floor_argv()
+    extra: dict[str, Run] = {}
+    if floor_tests:
+        module = scratch / "test_per_test.py"
+        module.write_text(PER_TEST_MODULE.format(count=floor_tests), encoding="utf-8")
+        extra["pytest per test"] = Run([*bare, str(module)], shows=rf"\b{floor_tests} passed")
     return {
+        **extra,
         "pytest start": Run(
             [*bare, "--collect-only", str(empty)], frozenset({5}), "no tests collected"
         ),

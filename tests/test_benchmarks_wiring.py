@@ -5,7 +5,8 @@ in-process measurements for one tiny round, so a change to the fake that mis-wir
 benchmark fails CI instead of the next person who measures. The conformance run's rows
 (`benchmarks.conformance_run`) are checked on synthetic figures: which processes each row
 runs and how often, what their command lines are, and how the table and the per-law
-breakdown come out; of those processes only the cheapest (a bare pytest start) runs.
+breakdown come out; of those processes only the cheapest run (a bare pytest start, seven
+empty tests).
 """
 
 from __future__ import annotations
@@ -18,16 +19,45 @@ from pathlib import Path
 import pytest
 
 from benchmarks import conformance_run, in_process, law_breakdown, suite_report, suite_runs
+from benchmarks.payloads import BARE_REPLY
 from conformance.runner.outcomes import Outcome
 from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
+from conformance.wire._plan import Plan, RawRequest
 from tests.rogues import kill
 
 
 async def test_in_process_benchmarks_are_wired() -> None:
     sdk = await in_process.sdk_per_request(rounds=1, batch=2)
     raw = await in_process.httpx_per_request(rounds=1, batch=2)
-    for table in (sdk, raw):
-        assert set(table) == {"bare", "turnlaw"}
+    assert set(sdk) == {"bare", "turnlaw", in_process.STUBBED}
+    assert set(raw) == {"bare", "turnlaw"}
+
+
+async def test_the_stubbed_fake_is_what_answers_its_variant(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The stubbed row is the transport's glue only if the stub, not the real fake, is
+    what answered every request of its rounds."""
+    made: list[in_process.DecisionStubbed] = []
+    stub_class = in_process.DecisionStubbed
+
+    def stub() -> in_process.DecisionStubbed:
+        made.append(stub_class())
+        return made[-1]
+
+    monkeypatch.setattr(in_process, "DecisionStubbed", stub)
+    await in_process.sdk_per_request(rounds=1, batch=2)
+    # a warm-up round and a measured one, two requests each
+    assert [one.answered for one in made] == [2, 2]
+    monkeypatch.undo()
+    # the rogue: requests that reached another fake (here: none reached the stub)
+    monkeypatch.setattr(in_process.DecisionStubbed, "respond", _answered_elsewhere)
+    with pytest.raises(in_process.MiswiredError, match="answered 0 of 2"):
+        await in_process.sdk_per_request(rounds=1, batch=2)
+
+
+def _answered_elsewhere(self: in_process.DecisionStubbed, raw: RawRequest) -> Plan:
+    return Plan(200, [("content-type", "application/json")], [BARE_REPLY])
 
 
 # The conformance run's rows (`python -m benchmarks.conformance_run`): their plumbing only,
@@ -78,6 +108,7 @@ def test_each_row_runs_with_its_floor_and_long_runs_get_their_own_rounds() -> No
     assert rounds_of(["floor", "breakdown"], 3, 1) == {
         "pytest start": 3,
         "harness floor": 3,
+        "pytest per test": 3,
         "harness floor, fresh": 3,
         "all": 1,
     }
@@ -140,6 +171,27 @@ def test_a_fresh_run_imports_a_copy_of_the_sources_with_nothing_left_behind(
     monkeypatch.setattr(suite_runs, "LEFT_BEHIND", None)
     kept = suite_runs.timed(suite_runs.Run(run, fresh=True)).output
     assert "__pycache__" in kept and ".hypothesis" in kept
+
+
+def test_the_empty_tests_are_as_many_as_the_floor_collects(tmp_path: Path) -> None:
+    """The row that says how much of the floor is pytest's own protocol is only that if it
+    runs the floor's count of tests, each doing nothing, and every one of them passes."""
+    assert "pytest per test" not in suite_runs.runs(tmp_path)  # no count, no run
+    run = suite_runs.runs(tmp_path, floor_tests=7)["pytest per test"]
+    assert "conformance.runner.plugin" not in run.argv
+    module = (tmp_path / "test_per_test.py").read_text()
+    assert "range(7)" in module and "async def" in module
+    timing = suite_runs.timed(run)
+    assert re.search(r"\b7 passed", timing.output)
+    # the rogues: fewer tests ran, or one failed
+    assert run.check(0, "6 passed in 0.1s") is not None
+    assert run.check(0, "17 passed in 0.1s") is not None
+    assert run.check(1, "7 passed, 1 failed in 0.1s") is not None
+    # the count is the floor's own: the suite's collection, not a constant
+    counted = suite_runs.count_tests(
+        [*suite_runs.PYTEST, "-c", str(suite_runs.ROOT / "pyproject.toml"), str(tmp_path)]
+    )
+    assert counted == 7
 
 
 def test_the_pytest_start_floor_is_a_run_that_collects_nothing(tmp_path: Path) -> None:
