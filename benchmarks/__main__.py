@@ -13,6 +13,7 @@ import conformance.httpx2_alias  # noqa: F401  (must come before httpx and respx
 
 import argparse
 import asyncio
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -194,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     args_list = sys.argv[1:] if argv is None else argv
     args = parse_args(args_list)
     report = Report(command=command_line(args_list))
+    before = os.getloadavg()
     asyncio.run(measure(QUICK if args.quick else FULL, report, args.only))
+    report.load = (before, os.getloadavg())
     print(report.render())
     if args.json is not None:
         report.write_json(args.json)

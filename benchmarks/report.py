@@ -76,6 +76,9 @@ class Report:
     notes: list[str] = field(default_factory=list)
     stages: dict[str, float] = field(default_factory=dict)
     """Seconds each part of the run took, imports excluded."""
+    load: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
+    """os.getloadavg() before the first round and after the last: a busy machine shrinks
+    neither side's figures alike, so a ratio is read with the load it ran under."""
 
     def environment(self) -> dict[str, str]:
         return environment()
@@ -95,6 +98,7 @@ class Report:
             )
         lines += ["", *(f"note: {note}" for note in self.notes), ""]
         lines.append(f"command: {self.command}")
+        lines.append(load_line(self.load))
         lines += [f"{key}: {value}" for key, value in self.environment().items()]
         stages = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in self.stages.items())
         lines.append(f"time: {sum(self.stages.values()):.1f} s ({stages}; imports not included)")
@@ -104,6 +108,8 @@ class Report:
         data = {
             "command": self.command,
             "environment": self.environment(),
+            "load_before": list(self.load[0]),
+            "load_after": list(self.load[1]),
             "stage_seconds": self.stages,
             "results": [row.as_json() for row in self.rows],
             "notes": self.notes,
@@ -124,6 +130,19 @@ def environment() -> dict[str, str]:
         "cores": f"{os.cpu_count()} (usable by this process: {affinity})",
         "platform": platform.platform(),
     }
+
+
+def load_line(load: tuple[tuple[float, ...], tuple[float, ...]]) -> str:
+    """The machine's load around the measurements, as printed under every table."""
+    before, after = load
+    return (
+        f"load average (1, 5, 15 min): {_loads(before)} before the first run, "
+        f"{_loads(after)} after the last"
+    )
+
+
+def _loads(values: tuple[float, ...]) -> str:
+    return " ".join(f"{value:.2f}" for value in values) or "-"
 
 
 def figure(value: float) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .law_breakdown import Breakdown
-from .report import environment, figure
+from .report import environment, figure, load_line
 from .rounds import Samples
 
 
@@ -94,11 +94,7 @@ class SuiteReport:
             lines += ["", *self.breakdown_lines(self.breakdown)]
         lines += ["", *(f"note: {note}" for note in self.notes), ""]
         lines.append(f"command: {self.command}")
-        before, after = self.load
-        lines.append(
-            f"load average (1, 5, 15 min): {_loads(before)} before the first run, "
-            f"{_loads(after)} after the last"
-        )
+        lines.append(load_line(self.load))
         lines += [f"{key}: {value}" for key, value in environment().items()]
         lines.append(
             f"time: {self.seconds:.1f} s of timed runs (imports and reading results not included)"
@@ -136,7 +132,3 @@ class SuiteReport:
             "notes": self.notes,
         }
         path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-
-
-def _loads(values: tuple[float, ...]) -> str:
-    return " ".join(f"{value:.2f}" for value in values) or "-"

@@ -12,14 +12,23 @@ empty tests).
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
 
 import pytest
 
-from benchmarks import conformance_run, in_process, law_breakdown, suite_report, suite_runs
+from benchmarks import (
+    conformance_run,
+    in_process,
+    law_breakdown,
+    report,
+    suite_report,
+    suite_runs,
+)
 from benchmarks.payloads import BARE_REPLY
+from benchmarks.rounds import Samples
 from conformance.runner.outcomes import Outcome
 from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
 from conformance.wire._plan import Plan, RawRequest
@@ -233,3 +242,22 @@ def test_the_report_shows_each_row_against_its_floor() -> None:
     assert "slowest 2 of 2 laws, from a run: 4.00 s recorded over 2 tests" in text
     assert " 75.0%" in text
     assert "0.50 0.40 0.30 before the first run, 1.50 1.00 0.50 after the last" in text
+
+
+def test_the_fakes_report_says_what_load_it_ran_under(tmp_path: Path) -> None:
+    row = report.Row("in-process via openai SDK", "us/req", Samples([100.0]), Samples([112.0]), 1.1)
+    found = report.Report(
+        command="python -m benchmarks", rows=[row], load=((0.5, 0.4, 0.3), (1.5, 1.0, 0.5))
+    )
+    text = found.render()
+    assert re.search(r"\(us/req\) +100 +112 +1\.12x +<= 1\.10x +MISSED\n", text)
+    assert (
+        "load average (1, 5, 15 min): 0.50 0.40 0.30 before the first run, 1.50 1.00 0.50" in text
+    )
+    found.write_json(tmp_path / "figures.json")
+    written = json.loads((tmp_path / "figures.json").read_text())
+    assert (written["load_before"], written["load_after"]) == ([0.5, 0.4, 0.3], [1.5, 1.0, 0.5])
+    # without a measurement, the line says so rather than printing nothing
+    assert "load average (1, 5, 15 min): - before the first run, - after the last" in (
+        report.Report(command="x", rows=[row]).render()
+    )
