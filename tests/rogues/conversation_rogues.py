@@ -226,6 +226,17 @@ class MismatchNeverRefuses(Agent):
         return None
 
 
+class MismatchFoldsCase(Agent):
+    """Agent ids are compared without their case: an agent named `Billing` continues the
+    conversation `billing` recorded."""
+
+    def mismatch(self, conversation: AgentRunCheckpoint | None) -> ConversationMismatchError | None:
+        recorded_by = None if conversation is None else conversation.agent
+        if recorded_by is not None and recorded_by.casefold() == self.id.casefold():
+            return None
+        return super().mismatch(conversation)
+
+
 class MismatchDecidedByRecorder(Agent):
     """Refuses whenever the recording agent's name differs from this agent's id, even
     when this agent never chose one."""
@@ -285,6 +296,7 @@ __all__ = [
     "MessageInSystemPrompt",
     "MismatchDecidedByReceiver",
     "MismatchDecidedByRecorder",
+    "MismatchFoldsCase",
     "MismatchNeverRefuses",
     "MismatchOnChangedAgent",
     "MismatchRefusesDefaultIds",

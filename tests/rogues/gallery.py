@@ -69,6 +69,11 @@ ROGUES: tuple[Rogue, ...] = (
         conv.MismatchNeverRefuses,
     ),
     Rogue(
+        "mismatch-folds-case",
+        ("mismatch.refuses-another-agents-conversation",),
+        conv.MismatchFoldsCase,
+    ),
+    Rogue(
         "mismatch-decided-by-recorder",
         ("mismatch.default-id-never-refuses",),
         conv.MismatchDecidedByRecorder,
