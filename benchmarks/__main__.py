@@ -175,7 +175,12 @@ async def measure_fake(plan: Plan, report: Report) -> None:
         f"(latency) alternating rounds of ~{plan.throughput.seconds:g} s and "
         f"~{plan.latency.seconds:g} s, keep-alive connections with one request in flight "
         f"each; the load generator used at most {client:.0%} of a core",
-        "ratio = turnlaw / bare; rows without a target explain the ones above them",
+        "ratio = turnlaw / bare; rows without a target are shown to explain others (an "
+        "indented one, the row above it)",
+        "'respond() stubbed': its turnlaw column is the same InProcess transport serving "
+        "a fake whose respond() hands back the reply already rendered, parsing, checking and "
+        "recording nothing (benchmarks.in_process.DecisionStubbed): the transport's own cost; "
+        "the row above minus it is what the fake's checks cost",
     ]
     ours = latency["turnlaw"]
     if ours[loopback.SERVER_BUSY].median < 0.5 and ours[loopback.LATENCY].median > 10:

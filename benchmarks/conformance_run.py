@@ -7,18 +7,19 @@ Rows (`--rows`, comma-separated; default every one):
   collects an empty module (and, to explain the gap, the same with the turnlaw plugin);
 - floor: the harness floor, the agent laws against `benchmarks.trivial_impl` on one
   dialect, against that same pytest start-up; under it, as many empty async tests as the
-  floor has (pytest's own cost per test), and the same run from a fresh copy of the
-  sources (no bytecode, no `.hypothesis`), both against the floor;
+  floor has (pytest's start plus its own cost per test), and the floor run from a fresh
+  copy of the sources (no bytecode, no `.hypothesis`), both against the floor;
 - agent: the agent laws against the reference, all three dialects, against the floor;
 - all: every law (hosting and session laws included) against the reference, ditto;
 - parallel: the same with `-n 2` (pytest-xdist, as `nox -s conformance` runs it);
-- kill: `python -m tests.rogues --workers 2` (never `--write`: docs stay as they are);
+- kill: `python -m tests.rogues` with its default workers, three per core (never
+  `--write`: docs stay as they are);
 - breakdown: the slowest five laws of a run of every law, with their share.
 
 Every figure is the median wall time of its rounds; a round runs each needed process
 once, in an order flipped every round, so machine noise hits them all alike. The long
-rows (agent, all, kill: minutes each today) get `--long-rounds` (default 1), the others
-`--rounds` (default 3). Targets are for a 2-core machine and are printed, never asserted.
+rows (agent, all, parallel, kill: minutes each today) get `--long-rounds` (default 1),
+the others `--rounds` (default 3). Targets are for a 2-core machine and are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ EXPLAINED_BY = {
     ),
     "floor": (
         RowPlan("  pytest alone, as many empty tests", "pytest per test", "harness floor", None),
-        RowPlan("  the same on a fresh checkout", "harness floor, fresh", "harness floor", None),
+        RowPlan("  the floor on a fresh checkout", "harness floor, fresh", "harness floor", None),
     ),
 }
 """Rows without a target printed under a row, to say where its time goes."""
@@ -135,12 +136,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=ROW_NAMES,
         help=f"comma-separated rows to measure (default: {','.join(ROW_NAMES)})",
     )
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of the short rows")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds of the short rows (default 3)"
+    )
     parser.add_argument(
         "--long-rounds",
         type=int,
         default=1,
-        help="rounds of the long rows: agent, all, kill (default 1: minutes each today)",
+        help="rounds of the long rows: agent, all, parallel, kill (default 1: minutes each today)",
     )
     parser.add_argument("--quick", action="store_true", help="one round of every row")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures here")
@@ -205,7 +208,8 @@ def _row(plan: RowPlan, timings: Mapping[str, list[Timing]]) -> SuiteRow:
 def notes(
     rows: Sequence[str], counts: Mapping[str, int], rounds: int, long_rounds: int
 ) -> list[str]:
-    long = [run for run in counts if run in ROWS and ROWS[run].long]
+    long_runs = {plan.run for plan in ROWS.values() if plan.long}  # keyed by run, not row
+    long = [run for run in counts if run in long_runs]
     found = [
         f"seconds: median wall time of each process's rounds ({rounds} for the short rows"
         + (f", {long_rounds} for the long ones: {', '.join(long)}" if long else "")
@@ -234,13 +238,14 @@ def notes(
     if "pytest per test" in counts:
         found.append(
             "'pytest alone, as many empty tests' runs as many async tests as the floor collects, "
-            "each doing nothing, under the project's pytest configuration without the plugin: "
-            "pytest's start plus its protocol per test (an event loop each, the timeout, the "
-            "reports), which the floor pays before any law, runtime or fake does anything"
+            "each doing nothing and asking for no fixture, under the project's pytest "
+            "configuration without the plugin or Hypothesis: pytest's start (the 'pytest start' "
+            "figure) plus its protocol per test (an event loop each, the timeout, the reports), "
+            "which the floor pays before any fixture, law, runtime or fake does anything"
         )
     if "harness floor, fresh" in counts:
         found.append(
-            "'the same on a fresh checkout' runs the floor from a new copy of the sources "
+            "'the floor on a fresh checkout' runs it from a new copy of the sources "
             "(untimed), without __pycache__ or .hypothesis: what a CI runner's first run pays "
             "for bytecode, pytest's assertion rewriting and Hypothesis's unicode tables "
             "(installed packages' bytecode stays warm)"

@@ -135,8 +135,13 @@ def _sdk_variants(batch: int) -> dict[str, Measure]:
         with InProcess(provider):
             _check_serving(provider)
             figures = await _timed(batch, lambda: call(our_client))
-        if provider.answered != batch or provider.wire:
+        if provider.answered != batch:
             raise MiswiredError(f"the stubbed fake answered {provider.answered} of {batch}")
+        if provider.wire:
+            raise MiswiredError(
+                f"the stubbed fake recorded {len(provider.wire)} exchange(s): what answered "
+                "was not the stub alone"
+            )
         return figures
 
     return {"bare": bare, "turnlaw": ours, STUBBED: stubbed}

@@ -77,8 +77,8 @@ class Report:
     stages: dict[str, float] = field(default_factory=dict)
     """Seconds each part of the run took, imports excluded."""
     load: tuple[tuple[float, ...], tuple[float, ...]] = ((), ())
-    """os.getloadavg() before the first round and after the last: a busy machine shrinks
-    neither side's figures alike, so a ratio is read with the load it ran under."""
+    """os.getloadavg() before the first round and after the last: a busy machine does not
+    slow both sides of a ratio equally, so a ratio is read with the load it ran under."""
 
     def environment(self) -> dict[str, str]:
         return environment()

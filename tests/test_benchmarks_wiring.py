@@ -27,10 +27,11 @@ from benchmarks import (
     suite_report,
     suite_runs,
 )
-from benchmarks.payloads import BARE_REPLY
+from benchmarks.payloads import REPLY_TEXT
 from benchmarks.rounds import Samples
 from conformance.runner.outcomes import Outcome
 from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
+from conformance.wire import InProcess, ScriptedProvider, text
 from conformance.wire._plan import Plan, RawRequest
 from tests.rogues import kill
 
@@ -45,8 +46,8 @@ async def test_in_process_benchmarks_are_wired() -> None:
 async def test_the_stubbed_fake_is_what_answers_its_variant(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The stubbed row is the transport's glue only if the stub, not the real fake, is
-    what answered every request of its rounds."""
+    """The stubbed row is the transport's own cost only if the stub, and nothing else,
+    answered every request of its rounds."""
     made: list[in_process.DecisionStubbed] = []
     stub_class = in_process.DecisionStubbed
 
@@ -58,15 +59,41 @@ async def test_the_stubbed_fake_is_what_answers_its_variant(
     await in_process.sdk_per_request(rounds=1, batch=2)
     # a warm-up round and a measured one, two requests each
     assert [one.answered for one in made] == [2, 2]
-    monkeypatch.undo()
-    # the rogue: requests that reached another fake (here: none reached the stub)
-    monkeypatch.setattr(in_process.DecisionStubbed, "respond", _answered_elsewhere)
+
+
+async def test_a_stubbed_round_answered_by_another_fake_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rogue: InProcess routes the stubbed round's requests to a real fake, which
+    answers them correctly, so only the stub's own count can tell."""
+    served_instead = ScriptedProvider([text(REPLY_TEXT)] * 2)
+    real_in_process = InProcess
+
+    def elsewhere(provider: ScriptedProvider) -> InProcess:
+        provider.base_url = in_process.OUR_BASE_URL  # looks served, is not
+        return real_in_process(served_instead)
+
+    stubbed = in_process._sdk_variants(2)[in_process.STUBBED]
+    monkeypatch.setattr(in_process, "InProcess", elsewhere)
     with pytest.raises(in_process.MiswiredError, match="answered 0 of 2"):
-        await in_process.sdk_per_request(rounds=1, batch=2)
+        await stubbed()
+    assert len(served_instead.wire) == 2
 
 
-def _answered_elsewhere(self: in_process.DecisionStubbed, raw: RawRequest) -> Plan:
-    return Plan(200, [("content-type", "application/json")], [BARE_REPLY])
+async def test_a_stub_that_also_runs_the_real_fake_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The rogue: a stub that counts and answers, but also runs the real respond() (so
+    the row would time the checks it claims to leave out)."""
+    stub_respond = in_process.DecisionStubbed.respond
+
+    def records_too(self: in_process.DecisionStubbed, raw: RawRequest) -> Plan:
+        ScriptedProvider.respond(self, raw)  # parsed, checked, recorded (and refused)
+        return stub_respond(self, raw)
+
+    monkeypatch.setattr(in_process.DecisionStubbed, "respond", records_too)
+    with pytest.raises(in_process.MiswiredError, match="recorded 2 exchange"):
+        await in_process._sdk_variants(2)[in_process.STUBBED]()
 
 
 # The conformance run's rows (`python -m benchmarks.conformance_run`): their plumbing only,
@@ -191,16 +218,25 @@ def test_the_empty_tests_are_as_many_as_the_floor_collects(tmp_path: Path) -> No
     module = (tmp_path / "test_per_test.py").read_text()
     assert "range(7)" in module and "async def" in module
     timing = suite_runs.timed(run)
-    assert re.search(r"\b7 passed", timing.output)
-    # the rogues: fewer tests ran, or one failed
-    assert run.check(0, "6 passed in 0.1s") is not None
-    assert run.check(0, "17 passed in 0.1s") is not None
-    assert run.check(1, "7 passed, 1 failed in 0.1s") is not None
-    # the count is the floor's own: the suite's collection, not a constant
-    counted = suite_runs.count_tests(
-        [*suite_runs.PYTEST, "-c", str(suite_runs.ROOT / "pyproject.toml"), str(tmp_path)]
-    )
-    assert counted == 7
+    assert run.check(timing.code, timing.output) is None
+    # the rogues: fewer or more tests ran, one was skipped, one failed (exit 0 claimed)
+    for output in ("6 passed in 0.1s", "17 passed in 0.1s", "7 passed, 1 skipped in 0.1s"):
+        assert run.check(0, output) is not None, output
+    assert run.check(0, "7 passed, 1 failed in 0.1s") is not None
+    assert run.check(1, "7 passed in 0.1s") is not None
+
+
+def test_the_floors_count_is_what_its_command_collects(tmp_path: Path) -> None:
+    """Counted by the command's own --collect-only: a run the plugin calls red (exit 1)
+    still has a count, and a deselected test is not counted."""
+    (tmp_path / "test_seven.py").write_text(suite_runs.PER_TEST_MODULE.format(count=7))
+    bare = [*suite_runs.PYTEST, "-c", str(suite_runs.ROOT / "pyproject.toml"), str(tmp_path)]
+    assert suite_runs.count_tests(bare) == 7
+    assert suite_runs.count_tests([*bare, "-k", "not nothing[6]"]) == 6  # "6/7 collected"
+    # the plugin calls a run that judged nothing red: exit 1, and still 7
+    assert suite_runs.count_tests([*bare, "-p", "conformance.runner.plugin"]) == 7
+    with pytest.raises(SystemExit, match="no count"):
+        suite_runs.count_tests([*bare, "--no-such-option"])
 
 
 def test_the_pytest_start_floor_is_a_run_that_collects_nothing(tmp_path: Path) -> None:
