@@ -149,6 +149,10 @@ def test_each_row_runs_with_its_floor_and_long_runs_get_their_own_rounds() -> No
         "all": 1,
     }
     assert rounds_of(["kill"], 3, 2) == {"harness floor": 3, "kill": 2}
+    # the note names the long runs by their run names ("all, -n 2" is the parallel row's)
+    counts = rounds_of(["parallel"], 3, 2)
+    assert counts == {"harness floor": 3, "all, -n 2": 2}
+    assert "2 for the long ones: all, -n 2)" in conformance_run.notes(["parallel"], counts, 3, 2)[0]
     assert conformance_run.schedule({"x": 3, "y": 1, "z": 2}) == [
         ["x", "y", "z"],
         ["z", "x"],
