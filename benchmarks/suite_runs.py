@@ -83,6 +83,11 @@ pytest's start plus its own cost per test (collection, the event loop pytest-asy
 makes for each, the timeout, the reports)."""
 
 
+COLLECTED = r"(\d+)(?:/\d+)? tests? collected"
+"""pytest's count of what it collected: "567 tests collected", or "567/600 tests collected
+(33 deselected)", whose first number is what runs."""
+
+
 def floor_argv() -> list[str]:
     """The harness floor's command: the agent laws against the trivial runtime."""
     floor = [*SUITE, "--impl", FLOOR_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs"]
@@ -99,8 +104,7 @@ def count_tests(argv: list[str]) -> int:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    # "567 tests collected", or "567/600 tests collected (33 deselected)": the first number
-    found = re.search(r"(\d+)(?:/\d+)? tests? collected", done.stdout)
+    found = re.search(COLLECTED, done.stdout)
     if done.returncode not in (0, 1) or found is None:
         raise SystemExit(f"{' '.join(argv)} --collect-only: no count:\n{done.stdout[-3000:]}")
     return int(found.group(1))
@@ -114,18 +118,8 @@ def runs(scratch: Path, *, floor_tests: int = 0) -> dict[str, Run]:
     empty.write_text("", encoding="utf-8")
     # the empty module is collected under the project's pytest configuration, like the suite
     bare = [*PYTEST, "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
-    collected = r"\d+ tests? collected"
     floor = floor_argv()
-    extra: dict[str, Run] = {}
-    if floor_tests:
-        module = scratch / "test_per_test.py"
-        module.write_text(PER_TEST_MODULE.format(count=floor_tests), encoding="utf-8")
-        # every one passed, and nothing else happened (-q's last line)
-        extra["pytest per test"] = Run(
-            [*bare, str(module)], shows=rf"(?m)^{floor_tests} passed in "
-        )
-    return {
-        **extra,
+    found: dict[str, Run] = {
         "pytest start": Run(
             [*bare, "--collect-only", str(empty)], frozenset({5}), "no tests collected"
         ),
@@ -136,7 +130,7 @@ def runs(scratch: Path, *, floor_tests: int = 0) -> dict[str, Run]:
         ),
         # red too: the plugin counts every collected test as never reported
         "collection": Run(
-            [*SUITE, "--collect-only", "--pyargs", "conformance.laws"], frozenset({0, 1}), collected
+            [*SUITE, "--collect-only", "--pyargs", "conformance.laws"], frozenset({0, 1}), COLLECTED
         ),
         "harness floor": Run(floor),
         # the same on a new checkout: bytecode and Hypothesis's tables built as it goes
@@ -163,6 +157,14 @@ def runs(scratch: Path, *, floor_tests: int = 0) -> dict[str, Run]:
             r"kill run: \d+ runs in",
         ),
     }
+    if floor_tests:
+        module = scratch / "test_per_test.py"
+        module.write_text(PER_TEST_MODULE.format(count=floor_tests), encoding="utf-8")
+        # every one passed, and nothing else happened (-q's last line)
+        found["pytest per test"] = Run(
+            [*bare, str(module)], shows=rf"(?m)^{floor_tests} passed in "
+        )
+    return found
 
 
 def timed(run: Run) -> Timing:
