@@ -10,7 +10,7 @@ import ast
 from collections import defaultdict
 from importlib import resources
 
-from .registry import load_laws
+from .registry import load_capabilities, load_laws
 
 LAWS_DOC = "docs/laws.md"
 """Where `python -m conformance laws-doc` writes the doc, relative to the repository."""
@@ -58,8 +58,11 @@ def laws_markdown(tests: dict[str, list[str]] | None = None) -> str:
         status = " (retired)" if law.retired else ""
         lines += [_heading(law.id, law.level.value, status), "", f"> {law.quote}", ""]
         lines.append(f"- source: {law.source}")
-        needs = ", ".join(f"`{c.value}`" for c in law.requires) or "nothing beyond one-turn runs"
-        lines.append(f"- requires: {needs}")
+        needs = ", ".join(f"`{c.value}`" for c in law.requires)
+        if law.requires_any:
+            one_of = "one of " + ", ".join(f"`{c.value}`" for c in law.requires_any)
+            needs = f"{needs} and {one_of}" if needs else one_of
+        lines.append(f"- requires: {needs or 'nothing beyond one-turn runs'}")
         if law.assumes:
             lines.append("- assumes: " + ", ".join(f"`{a}`" for a in law.assumes))
         checked = tests.get(law.id, [])
@@ -68,7 +71,33 @@ def laws_markdown(tests: dict[str, list[str]] | None = None) -> str:
         else:
             lines.append(f"- tests: none yet — {law.planned or 'MISSING'}")
         lines.append("")
+    lines += capability_audit()
     return "\n".join(lines)
+
+
+def capability_audit() -> list[str]:
+    """The capability audit: what each capability means, the laws it can exclude (from
+    the laws' own `requires`), and why the seed lets a runtime lack it."""
+    laws = [law for law in load_laws().values() if not law.retired]
+    lines = [
+        "## Capabilities",
+        "",
+        "A capability names a feature the seed makes optional, or the one means a law has of",
+        "seeing its scene; never the safety of a door the runtime has. A law needing one that",
+        "is not declared is NOT_APPLICABLE, and the run's summary lists every MUST law that",
+        "was, with what excluded it. `requires_any` laws apply as soon as one of their",
+        "capabilities is declared.",
+        "",
+    ]
+    for capability, entry in load_capabilities().items():
+        alone = [f"`{law.id}`" for law in laws if capability in law.requires]
+        grouped = [f"`{law.id}`" for law in laws if capability in law.requires_any]
+        lines += [f"### `{capability.value}`", "", entry.means, ""]
+        lines.append("- excludes: " + (", ".join(alone) or "no law on its own"))
+        if grouped:
+            lines.append("- one of the doors of: " + ", ".join(grouped))
+        lines += [f"- why the seed allows lacking it: {entry.optional}", ""]
+    return lines
 
 
 def _heading(law_id: str, level: str, status: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import tomllib
 from enum import StrEnum
+from collections.abc import Collection
 from functools import cache
 from importlib import resources
 
@@ -30,6 +31,11 @@ class Law(BaseModel):
     source: str
     quote: str
     requires: tuple[Capability, ...] = ()
+    requires_any: tuple[Capability, ...] = Field(
+        default=(),
+        description="the law applies as soon as one of these is declared: a law about the "
+        "safety of what the instance keeps, whichever door keeps it",
+    )
     assumes: tuple[str, ...] = Field(
         default=(), description="laws this law's tests rest on: their set-up needs them to hold"
     )
@@ -37,10 +43,32 @@ class Law(BaseModel):
     retired: bool = False
 
 
+    def missing(self, declared: Collection[str]) -> tuple[list[str], list[str]]:
+        """What keeps the law from applying to a runtime declaring `declared`: the
+        `requires` it lacks, and `requires_any` whole when it declares none of them.
+        Two empty lists: the law applies."""
+        lacking = [c.value for c in self.requires if c.value not in declared]
+        any_of = [c.value for c in self.requires_any]
+        return lacking, [] if set(any_of) & set(declared) or not any_of else any_of
+
+
+class CapabilityEntry(BaseModel):
+    """The audit of one capability: what declaring it means, and why the seed lets a
+    runtime lack it. A capability names a feature the seed makes optional (or the one
+    means a law has of seeing its scene), never the safety of a door the runtime has."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Capability
+    means: str = Field(min_length=1)
+    optional: str = Field(min_length=1, description="why the seed allows lacking it")
+
+
 class _Registry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     law: list[Law]
+    capability: list[CapabilityEntry] = Field(default_factory=list)
 
 
 class RegistryError(ValueError):
@@ -60,10 +88,29 @@ def load_laws() -> dict[str, Law]:
         if law.id in laws:
             raise RegistryError(f"conformance/laws.toml: law id {law.id!r} appears twice")
         laws[law.id] = law
-    problem = assumption_problem(laws)
+    problem = assumption_problem(laws) or _capability_problem(registry.capability)
     if problem:
         raise RegistryError(f"conformance/laws.toml: {problem}")
     return laws
+
+
+@cache
+def load_capabilities() -> dict[Capability, CapabilityEntry]:
+    """The capability audit, in file order (every Capability has exactly one entry)."""
+    text = resources.files("conformance").joinpath("laws.toml").read_text(encoding="utf-8")
+    registry = _Registry.model_validate(tomllib.loads(text))
+    return {entry.id: entry for entry in registry.capability}
+
+
+def _capability_problem(entries: list[CapabilityEntry]) -> str | None:
+    seen = [entry.id for entry in entries]
+    twice = sorted({c.value for c in seen if seen.count(c) > 1})
+    if twice:
+        return f"capabilities audited twice: {', '.join(twice)}"
+    unaudited = [c.value for c in Capability if c not in seen]
+    if unaudited:
+        return f"capabilities without an audit entry ([[capability]]): {', '.join(unaudited)}"
+    return None
 
 
 SMOKE_LAW = "smoke.one-turn"

@@ -141,6 +141,23 @@ def case_needs(implementation: Implementation, *capabilities: Capability, case: 
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}{case} {_needs_sentence(missing)}")
 
 
+async def next_turn(
+    agent: AgentUnderTest,
+    implementation: Implementation,
+    message: str,
+    *,
+    through_checkpoint: bool = False,
+) -> RunOutcome:
+    """The next turn of `agent`'s own conversation through whichever door it declares:
+    `follow_up`, or `run(message, continue_from=checkpoint())` (first, with
+    `through_checkpoint`, for a law about what the checkpoint holds). For a law that needs
+    a second turn but is not about the door, so that lacking one door never hides it."""
+    by_checkpoint = declares(implementation, Capability.CONTINUE_FROM)
+    if by_checkpoint and (through_checkpoint or not declares(implementation, Capability.FOLLOW_UP)):
+        return await agent.run(message, continue_from=roundtrip(await agent.checkpoint()))
+    return await agent.follow_up(message)
+
+
 def premise(law: str, holds: bool, message: str) -> None:
     """Check what this test rests on before judging its own law: `law` is the law whose
     statement the premise is (its own tests judge it). A premise that does not hold
@@ -379,6 +396,7 @@ __all__ = [
     "first_carrying",
     "last_carrying",
     "long_turn",
+    "next_turn",
     "numbered_calls",
     "off_the_loop",
     "open_new",

@@ -32,10 +32,12 @@ from ._kit import (
     LawViolation,
     RefusalKind,
     Refused,
+    RequestIR,
     RunOutcome,
     ScriptedProvider,
     Step,
     declares,
+    next_turn,
     premise,
     text,
     tool_call,
@@ -178,6 +180,12 @@ async def first_run_at(
             gate.release()
         if not task.done():
             await asyncio.wait({task}, timeout=WAITED)
+
+
+def carries(said: str) -> Callable[[RequestIR], bool]:
+    """Does a request show `said` in any message (a user turn, or a decision as a tool
+    result)?"""
+    return lambda request: any(said in m.text for m in request.messages)
 
 
 async def attempt(call: Awaitable[RunOutcome]) -> Came:
@@ -330,20 +338,36 @@ async def test_refused_attempts_at_any_moment_leave_the_first_runs_conversation_
     skip_cell_without(implementation, door, moment)
     cell = f"{door} while the first run's {moment}"
     chair = "And a high chair."
-    async with first_run_at(moment, door, fake, new_agent, then=[text("Noted.")]) as first:
-        # What the attempts did is the other laws' business; this one judges the first run.
-        await attempt(first.door_input(THREE))
-        await attempt(first.agent.run(THREE))
+    # The attempt and the continuation have scripts of their own, tried first, so what
+    # the continuation showed is judged in this law's words, never as an exhausted script.
+    # An attempt that goes ahead is held at the fake until the first run has finished: the
+    # state then belongs to whichever finished last, and that must still be the first run.
+    fake.script([text("Noted.")], name="the continuation", when=carries(chair))
+    held = Hold(then=text("Three what?"), label="overlapping-attempt")
+    fake.script(
+        [held, *[text("Three what?")] * 3],
+        name="overlapping attempt",
+        when=lambda r: carries(THREE)(r) and not carries(chair)(r),
+        allow_unused=True,
+    )
+    async with first_run_at(moment, door, fake, new_agent, then=[]) as first:
+        # What the attempt did is the other laws' business; this one judges the state.
+        tried = asyncio.create_task(attempt(first.door_input(THREE)))
+        parked = asyncio.create_task(held.arrived(timeout=WAITED))
+        await asyncio.wait({tried, parked}, return_when=asyncio.FIRST_COMPLETED)
     await first_answer(first, cell)
-    # The checkpoint is judged by what continuing it shows the model: its format is the
-    # runtime's own, and this law needs only continue_from, not follow_up.
-    stored = json.loads(json.dumps(await first.agent.checkpoint()))
-    await first.agent.run(chair, continue_from=stored)
+    held.release()
+    await tried  # `attempt` gives up on a door that neither returns nor refuses in time
+    parked.cancel()
+    await asyncio.gather(parked, return_exceptions=True)
+    # The state is judged by what continuing it shows the model (its format is the
+    # runtime's own): through the checkpoint where the runtime has one, else follow_up.
+    await next_turn(first.agent, implementation, chair, through_checkpoint=True)
     shown = fake.wire.last.turns()
     expected = [("user", BOOK), ("assistant", ANSWER), ("user", chair)]
     if [turn for turn in shown if turn[1] or turn[0] == "user"] != expected:
         raise LawViolation(
             INTACT,
-            f"{cell}: after refused overlapping attempts the checkpoint is not the first "
-            f"run's conversation (first message, first answer): continuing it showed {shown}",
+            f"{cell}: after overlapping attempts the agent's conversation is not the first "
+            f"run's (first message, first answer): continuing it showed {shown}",
         )

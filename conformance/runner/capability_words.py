@@ -19,7 +19,7 @@ from .outcomes import NOT_APPLICABLE_PREFIX
 
 _NAME = r"[a-z_]+"
 _SENTENCE = re.compile(
-    rf"\bneeds the ({_NAME}(?:, {_NAME})*(?: and {_NAME})?) capabilit(?:y|ies)\b"
+    rf"\bneeds (?:one of )?the ({_NAME}(?:, {_NAME})*(?: and {_NAME})?) capabilit(?:y|ies)\b"
 )
 _BARE = re.compile(rf"\bneeds ({_NAME}(?:, {_NAME})*)")
 _KNOWN = frozenset(c.value for c in Capability)
@@ -33,6 +33,24 @@ def needs_sentence(capabilities: Sequence[str]) -> str:
         raise ValueError("a law is not applicable only for a capability it lacks")
     listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
     return f"needs the {listed} {'capability' if len(names) == 1 else 'capabilities'}"
+
+
+def needs_one_of_sentence(capabilities: Sequence[str]) -> str:
+    """`["follow_up", "continue_from"]` -> "needs one of the follow_up and continue_from
+    capabilities": a law that applies as soon as any of them is declared."""
+    names = [str(c) for c in capabilities]
+    if len(names) < 2:
+        return needs_sentence(names)
+    return f"needs one of the {', '.join(names[:-1])} and {names[-1]} capabilities"
+
+
+def not_applicable_sentence(missing: Sequence[str], one_of: Sequence[str]) -> str:
+    """Why a law does not apply: the capabilities it needs that are missing, then the
+    group of which none is declared."""
+    said = [needs_sentence(missing)] if missing else []
+    if one_of:
+        said.append(needs_one_of_sentence(one_of))
+    return " and ".join(said)
 
 
 def needed_capabilities(text: str) -> list[str] | None:
@@ -66,4 +84,5 @@ def not_applicable_in_words(detail: str) -> str:
     if found is None:
         return said
     clause, names = found
-    return said[: clause.start()] + needs_sentence(names) + said[clause.end() :]
+    words = needs_one_of_sentence if "one of" in clause.group(0) else needs_sentence
+    return said[: clause.start()] + words(names) + said[clause.end() :]

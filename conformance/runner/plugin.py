@@ -33,7 +33,7 @@ from ._run_state import (
     dialects_for,
     law_ids,
 )
-from .capability_words import needs_sentence
+from .capability_words import not_applicable_sentence
 from .collect import Collector, Judgment
 from .deliveries import asked_deliveries, deliveries_to_run, not_offered
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
@@ -288,9 +288,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if why is not None:
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}{' '.join(law_ids(item))}: {why}")
     for law_id in law_ids(item):
-        missing = [str(c) for c in law(law_id).requires if str(c) not in capabilities]
-        if missing:
-            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{law_id} {needs_sentence(missing)}")
+        missing, one_of = law(law_id).missing(capabilities)
+        if missing or one_of:
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{law_id} {not_applicable_sentence(missing, one_of)}")
 
 
 @pytest.hookimpl(wrapper=True)

@@ -47,8 +47,22 @@ BREAKS = {
         # second run it does continue the last completed one, so only this test fails
         "a follow-up after a first run that failed was answered",
     ),
+    "in-flight.refused-before-send": (
+        # it keeps its conversation on the instance and has no guard: an overlapping turn
+        # reaches the model (the in-flight laws apply to it, in_flight_guard or not)
+        "a turn started while another was in flight reached the model",
+    ),
+    "in-flight.first-run-intact": (
+        # the overlapping turn that finished last owns the chat afterwards
+        "after overlapping attempts the agent's conversation is not the first run's",
+    ),
 }
 """The laws StatefulChat really breaks, and the words each test's failure must carry."""
+
+UNJUDGEABLE = {"in-flight.refusal-kind": "in-flight.refused-before-send"}
+"""Laws it cannot be judged on, and the broken law each rests on: a door that goes ahead
+gives no refusal whose kind could be judged (an ERROR naming the premise, XFAIL when the
+manifest lists that law)."""
 
 PASSES = {
     "smoke.one-turn",
@@ -65,6 +79,8 @@ PASSES = {
     # a failed run leaves the chat as it was; a broken checkpoint is refused or harmless
     "failure.checkpoint-is-last-completed",
     "failure.malformed-checkpoint-refused",
+    # two agents answer at once: there is no guard to be global
+    "in-flight.per-instance",
 }
 
 
@@ -74,7 +90,7 @@ def not_applicable() -> set[str]:
     return {
         law.id
         for law in load_laws().values()
-        if not law.planned and not law.retired and not set(law.requires) <= declared
+        if not law.planned and not law.retired and any(law.missing(declared))
     } | NOTHING_TO_JUDGE
 
 
@@ -118,8 +134,12 @@ def test_a_stateful_runtime_fails_only_the_laws_it_breaks_each_for_its_reason(
     assert by_outcome.get(Outcome.FAIL) == set(BREAKS), outcomes
     assert by_outcome.get(Outcome.PASS) == PASSES, outcomes
     assert by_outcome.get(Outcome.NOT_APPLICABLE) == not_applicable(), outcomes
-    assert set(outcomes) == set(BREAKS) | PASSES | not_applicable()
-    assert not by_outcome.get(Outcome.ERROR) and not by_outcome.get(Outcome.TIMEOUT)
+    assert set(outcomes) == set(BREAKS) | PASSES | not_applicable() | set(UNJUDGEABLE)
+    assert by_outcome.get(Outcome.ERROR) == set(UNJUDGEABLE), outcomes
+    assert not by_outcome.get(Outcome.TIMEOUT)
+    for law_id, premise in UNJUDGEABLE.items():
+        errors = [r for r in results.records if r.law == law_id and r.outcome is Outcome.ERROR]
+        assert errors and {r.premise for r in errors} == {premise}, errors
     for law_id, reasons in BREAKS.items():
         failed = [r for r in results.records if r.law == law_id and r.outcome is Outcome.FAIL]
         for reason in reasons:
@@ -136,7 +156,8 @@ def test_a_stateful_runtime_with_its_failures_listed_is_green(
 ) -> None:
     ran, results = run(suite, tmp_path, "stateful", expected=tuple(BREAKS))
     assert results.footer is not None and results.footer.verdict == "green", results.footer
-    assert {law: results.per_law()[law] for law in BREAKS} == dict.fromkeys(BREAKS, Outcome.XFAIL)
+    known = {*BREAKS, *UNJUDGEABLE}
+    assert {law: results.per_law()[law] for law in known} == dict.fromkeys(known, Outcome.XFAIL)
     stateful = [r for r in results.records if "test_stateful.py" in r.test]
     assert [(r.law, r.outcome) for r in stateful] == [("run.no-history", Outcome.XFAIL)]
     assert ran.ret == pytest.ExitCode.OK, ran.stdout.str()
