@@ -7,8 +7,8 @@ report, docs/laws.md) refers to laws by their stable id.
 from __future__ import annotations
 
 import tomllib
-from enum import StrEnum
 from collections.abc import Collection
+from enum import StrEnum
 from functools import cache
 from importlib import resources
 
@@ -41,7 +41,6 @@ class Law(BaseModel):
     )
     planned: str | None = Field(default=None, description="where its tests will come from")
     retired: bool = False
-
 
     def missing(self, declared: Collection[str]) -> tuple[list[str], list[str]]:
         """What keeps the law from applying to a runtime declaring `declared`: the

@@ -290,7 +290,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     for law_id in law_ids(item):
         missing, one_of = law(law_id).missing(capabilities)
         if missing or one_of:
-            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{law_id} {not_applicable_sentence(missing, one_of)}")
+            why = not_applicable_sentence(missing, one_of)
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{law_id} {why}")
 
 
 @pytest.hookimpl(wrapper=True)
