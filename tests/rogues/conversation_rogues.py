@@ -211,6 +211,41 @@ class WindowCountsMessages(Agent):
     turn_loop = _MessageWindowTurn
 
 
+class TrimsToItsBrokenWindow(Agent):
+    """The window counts messages (2·N, cutting calls from results), and what is stored is
+    trimmed to the window too: two divergences at once, the trim hidden behind the other."""
+
+    turn_loop = _MessageWindowTurn
+
+    def checkpoint(self) -> AgentRunCheckpoint:
+        full = super().checkpoint()
+        window = self.config.window
+        users = [i for i, turn in enumerate(full.history) if turn.role == "user"]
+        if window is None or len(users) <= window.keep_recent_turns:
+            return full
+        kept = full.history[users[-window.keep_recent_turns] :]
+        return full.model_copy(update={"history": kept})
+
+
+class _CappedReplayTurn(TurnLoop):
+    CAP = 3
+
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        users = [i for i, turn in enumerate(turns) if turn.role == "user"]
+        if self.input.config.window is None and len(users) > self.CAP:
+            turns = list(turns)[users[-self.CAP] :]  # a default no window was asked for
+        return await super().call_model(system, turns, tools)
+
+
+class ReplayCapped(Agent):
+    """With no window asked for, every model call shows only the last three user turns:
+    the checkpoint holds everything, the replay silently caps it."""
+
+    turn_loop = _CappedReplayTurn
+
+
 class MismatchRefusesDefaultIds(Agent):
     """The default id counts as a chosen name, so unnamed agents refuse named ones."""
 

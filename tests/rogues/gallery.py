@@ -116,6 +116,12 @@ ROGUES: tuple[Rogue, ...] = (
         memory.MemoryCitesTurnsByPosition,
     ),
     Rogue("window-counts-messages", ("window.bounds-what-is-shown",), conv.WindowCountsMessages),
+    Rogue(
+        "trims-to-its-broken-window",
+        ("checkpoint.no-trim", "window.bounds-what-is-shown"),
+        conv.TrimsToItsBrokenWindow,
+    ),
+    Rogue("replay-capped", ("checkpoint.no-trim",), conv.ReplayCapped),
     Rogue("compaction-loses-folded", ("compaction.folded-travels",), conv.CompactionLosesFolded),
     Rogue("in-flight-goes-ahead", ("in-flight.refused-before-send",), timing.InFlightGoesAhead),
     Rogue(
