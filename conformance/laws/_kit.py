@@ -102,6 +102,15 @@ from ._session_kit import (
     results_in,
     take_turn,
 )
+from ._trace_kit import (
+    calling,
+    consultations,
+    consulting,
+    trace_activation_of,
+    trace_results,
+    trace_tool_of,
+    value_for,
+)
 
 # --- the seed's walkthrough ----------------------------------------------------------
 
@@ -244,78 +253,6 @@ def numbered_calls(exchanges: Sequence[Exchange]) -> list[Any]:
     return [value(exchange.body) for exchange in exchanges]
 
 
-# --- the trace tool: what a self-explain runtime declares, and calls matching it --------
-
-
-def trace_tool_of(implementation: Implementation) -> str:
-    """The tool a self-explain agent offers its model; naming it is part of declaring it."""
-    name = getattr(implementation, "trace_tool", None)
-    if not isinstance(name, str) or not name:
-        pytest.fail(
-            f"{implementation.name} declares {Capability.SELF_EXPLAIN.value} but names no "
-            "trace tool: set `trace_tool` on the Implementation (or in the stdio `start` "
-            "reply) to the name of the tool its model calls to read the trace"
-        )
-    return name
-
-
-def trace_activation_of(implementation: Implementation) -> str | None:
-    """The tool the model calls first, in each run, before the runtime offers its trace
-    tool (`trace_activation`); None when the trace tool is offered from the start."""
-    name = getattr(implementation, "trace_activation", None)
-    return name if isinstance(name, str) and name else None
-
-
-def value_for(schema: Any) -> Any:
-    """A value a JSON Schema accepts, for a call the scripted model makes: a const, the
-    first enum member, the default, or the least value of the type."""
-    if not isinstance(schema, dict):
-        return None
-    for key in ("const", "default"):
-        if key in schema:
-            return schema[key]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    for key in ("anyOf", "oneOf", "allOf"):
-        if schema.get(key):
-            return value_for(schema[key][0])
-    kind = schema.get("type", "object")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind == "string":
-        return "why".ljust(int(schema.get("minLength", 0)), ".")
-    if kind in ("integer", "number"):
-        return schema.get("minimum", 1 if "exclusiveMinimum" in schema else 0)
-    if kind == "boolean":
-        return False
-    if kind == "array":
-        return [value_for(schema.get("items", {})) for _ in range(int(schema.get("minItems", 0)))]
-    if kind == "object":
-        properties = schema.get("properties", {})
-        return {name: value_for(properties.get(name, {})) for name in schema.get("required", [])}
-    return None
-
-
-def calling(tool: str) -> React:
-    """A model step that calls `tool` with arguments matching the schema the request
-    offered it with (`{}` when it takes none, or when it was not offered at all, which
-    the law then reports)."""
-
-    def call(request: RequestIR) -> ToolCalls:
-        offered = next((t for t in request.tools if t.name == tool), None)
-        arguments = value_for(offered.parameters) if offered is not None else {}
-        return tool_call(tool, arguments if isinstance(arguments, dict) else {})
-
-    return React(fn=call, label=f"call {tool}")
-
-
-def trace_results(request: RequestIR, tool: str) -> list[str]:
-    """What the model was shown for each of its calls to `tool`, in call order."""
-    calls = [c.id for m in request.messages for c in m.tool_calls if c.name == tool]
-    shown = {m.tool_call_id: m.text for m in request.messages if m.role == "tool"}
-    return [shown.get(call_id, "") for call_id in calls]
-
-
 __all__ = [
     "BOOK",
     "DEFAULT_CONVERSATION",
@@ -391,6 +328,8 @@ __all__ = [
     "answer_of",
     "calling",
     "case_needs",
+    "consultations",
+    "consulting",
     "conversation_shown",
     "declares",
     "first_carrying",

@@ -28,6 +28,7 @@ from ._kit import (
     Step,
     declares,
     long_turn,
+    next_turn,
     pairing_problems,
     premise,
     shown_anywhere,
@@ -110,7 +111,7 @@ async def play(
     else:  # a window that cuts the turn in progress (counting messages) breaks the window
         assert first.answer == ANSWERS[0], f"with window={window}, {said}: it cut its own turn"
     for message in MESSAGES[1:]:
-        await agent.follow_up(message)
+        await next_turn(agent, implementation, message)
     requests = list(fake.wire.requests)
     folds = [i for i, request in enumerate(requests) if is_summary_call(request)]
     return Played(requests, folds, await agent.checkpoint())

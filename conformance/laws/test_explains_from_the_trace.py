@@ -7,6 +7,8 @@ what the model is told can only come from the trace of the last completed run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from ._kit import (
@@ -16,21 +18,24 @@ from ._kit import (
     AgentFactory,
     Capability,
     Implementation,
+    RequestIR,
     ScriptedProvider,
-    Step,
     ToolCalls,
     calling,
+    consultations,
+    consulting,
     declares,
     premise,
     text,
     tool_call,
     trace_activation_of,
-    trace_results,
     trace_tool_of,
 )
 
 pytestmark = pytest.mark.asyncio
 
+WHY = "Why did you do that?"
+BECAUSE = "Because of what the tool said."
 WHEN = "Friday 8pm"
 SERVICE_KEY = "table-7-friday"
 SERVICE_REPLY = "Confirmed."
@@ -45,8 +50,10 @@ async def told_after(
     call: ToolCalls,
     answer: str,
 ) -> str:
-    """What the trace tool told the model, asked in a new run after one that made `call`
-    and answered `answer` (the activation tool called first, when the runtime has one)."""
+    """What the trace tool finally told the model, asked in a new run after one that made
+    `call` and answered `answer` (the activation tool called first, when the runtime has
+    one). The model consults the trace tool as a model does: it asks again, naming what
+    an answer offered, until it is told about the tool that ran (or has asked enough)."""
     premise(
         "self-explain.trace-tools-say-so",
         bool(getattr(implementation, "trace_tool", None)),
@@ -54,17 +61,33 @@ async def told_after(
     )
     tool = trace_tool_of(implementation)
     activation = trace_activation_of(implementation)
-    steps: list[Step] = [call, text(answer)]
-    steps += [calling(activation)] if activation else []
-    steps += [calling(tool), text("Because of what the tool said.")]
-    fake.script(steps)
+    ran = call.calls[0].name
+
+    def names_the_tool(told: str) -> bool:
+        return ran in told
+
+    fake.script([call, text(answer)], name="the run to explain", when=carries(BOOK))
+    fake.script(
+        [
+            *([calling(activation)] if activation else []),
+            *consulting(tool, times=1, until=names_the_tool, answer=BECAUSE),
+        ],
+        name="why",
+        when=carries(WHY),
+        allow_unused=True,
+    )
     tools = tuple(c.name for c in call.calls)
     agent = await new_agent(system=SYSTEM, tools=tools, self_explain=True)
     first = await agent.run(BOOK)
     premise("smoke.one-turn", first.answer == answer, "the first run did not complete")
-    await agent.run("Why did you do that?")
-    shown = trace_results(fake.wire.last, tool)
-    return shown[-1] if shown else ""
+    await agent.run(WHY)
+    told = consultations(fake.wire.last, tool, names_the_tool)
+    return told[-1] if told else ""
+
+
+def carries(said: str) -> Callable[[RequestIR], bool]:
+    """Matches the requests of the run whose user message is `said`."""
+    return lambda request: any(said in m.text for m in request.messages if m.role == "user")
 
 
 @pytest.mark.law("self-explain.reads-the-trace")

@@ -31,6 +31,7 @@ from ._kit import (
     RequestIR,
     ScriptedProvider,
     declares,
+    next_turn,
     premise,
     text,
     tool_call,
@@ -124,13 +125,13 @@ def cites(request: RequestIR, what: Said) -> bool:
 
 @pytest.mark.law("memory.citable")
 async def test_recall_cites_who_said_each_text_and_in_which_turn(
-    fake: ScriptedProvider, new_agent: AgentFactory
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
     fake.script([text(BOOKED), text(AGREED), text("Yes, three on Friday.")])
     agent = await new_agent(system=SYSTEM, memory=True)
     same = IdentitySpec(conversation_id="memory-citable")
     await agent.run(BOOK, identity=same)
-    await agent.follow_up(THREE)
+    await next_turn(agent, implementation, THREE)
     await agent.run(LATER, identity=same)
     said = [
         Said("user", 1, BOOK),
@@ -159,7 +160,7 @@ async def test_a_resumed_turn_is_remembered_as_the_turn_it_resumed(
     agent = await new_agent(system=SYSTEM, memory=True, tools=("ask_person",))
     same = IdentitySpec(conversation_id="memory-resumed")
     await agent.run(BOOK, identity=same)
-    paused = await agent.follow_up(THREE)
+    paused = await next_turn(agent, implementation, THREE)
     premise("pending.resume-continues", paused.paused is not None, "the second turn did not pause")
     resumed = await agent.resume(paused.checkpoint, DECISION)
     premise("pending.resume-continues", resumed.answer == AGREED, "the resumed turn did not answer")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Callable
 
 import pytest
 from hypothesis import example, given, settings
@@ -31,6 +32,8 @@ from ._kit import (
     Text,
     ToolCalls,
     calling,
+    consultations,
+    consulting,
     premise,
     text,
     tool_call,
@@ -146,45 +149,59 @@ async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
     """
     tool = trace_tool_of(implementation)
     activation = trace_activation_of(implementation)
-    model = f"turnlaw-trace-{next(_models)}"  # this example's agent and script only
-    steps: list[Step] = []
+    model = f"turnlaw-trace-{next(_models)}"  # this example's agent and scripts only
+
+    def answered(completed: bool) -> Callable[[str], bool]:
+        """When a consultation has its answer: the phrase before any run completed, and
+        anything but the bare phrase after (an informed trace tool may first list what
+        can be asked)."""
+        if completed:
+            return lambda told: not is_only_the_phrase(told)
+        return lambda told: NO_COMPLETED_RUN.lower() in told.lower()
+
     for index, calls in enumerate(plan):
-        # the activation call first, then the trace calls, each matching the offered schema
-        steps += [calling(activation)] if activation and calls else []
-        steps += [calling(tool) for _ in range(calls)]
-        steps.append(text(f"Answer {index}."))
-    fake.script(steps, model=model, name=f"trace tool, plan {plan}")
+        # the activation call first, then each trace consultation, then the answer
+        steps: list[Step] = [calling(activation)] if activation and calls else []
+        steps += consulting(tool, times=calls, until=answered(index > 0), answer=f"Answer {index}.")
+        fake.script(
+            steps,
+            model=model,
+            name=f"trace tool, plan {plan}, run {index}",
+            when=asking(index),
+            allow_unused=True,
+        )
     agent = await new_agent(model=model, system=SYSTEM, self_explain=True)
 
     for index, calls in enumerate(plan):
         completed = index > 0
         can_explain = await agent.can_explain()
         sent_before = len(fake.wire)
-        outcome = await agent.run(f"Why did you do that? ({index})")
+        outcome = await agent.run(question(index))
         premise(
             "smoke.one-turn",
             outcome.answer == f"Answer {index}.",
             f"run {index} answered {outcome.answer!r}",
         )
+        this_run = fake.wire.requests[sent_before:]
         activating = 1 if activation and calls else 0
-        assert len(fake.wire) == sent_before + activating + calls + 1, (
-            f"run {index} should make {activating + calls + 1} model calls ({calls} trace "
-            f"tool calls{f', after one to {activation}' if activating else ''})"
-        )
         # the request the first trace call answered (with activation: the one after it);
         # a run that never activated need not offer the trace tool at all
-        offered = [t.name for t in fake.wire.requests[-(calls + 1)].tools]
         expected = tool if calls or not activation else activation
+        offered = [t.name for t in this_run[min(activating, len(this_run) - 1)].tools]
         assert expected in offered, (
             f"run {index}: an agent built with self-explain did not offer the model its "
             f"{'trace' if expected == tool else 'activation'} tool {expected!r} "
             f"(offered: {offered})"
         )
-        # this run's own calls only: a runtime that wrongly carries an earlier run's calls
-        # is run.no-history's to catch, not this law's
-        shown = trace_results(fake.wire.last, tool)[-calls:] if calls else []
+        # this run's own consultations only: a runtime that wrongly carries an earlier
+        # run's calls is run.no-history's to catch, not this law's
+        shown = consultations(fake.wire.last, tool, answered(completed))
+        assert len(shown) == calls, (
+            f"run {index} should consult the trace tool {calls} time(s), but the last "
+            f"request shows {len(shown)} consultation(s) of {tool!r}"
+        )
         for number, result in enumerate(shown, 1):
-            where = f"run {index}, trace call {number} of {calls}"
+            where = f"run {index}, trace consultation {number} of {calls}"
             if not completed:
                 assert NO_COMPLETED_RUN.lower() in result.lower(), (
                     f"{where}: no run had completed, yet the trace tool {tool!r} answered "
@@ -196,6 +213,15 @@ async def test_the_trace_tool_says_no_run_has_completed_until_one_has(
                     f"{where}: a run had completed (can_explain() said {can_explain}), yet the "
                     f"trace tool {tool!r} answered {result[:200]!r}"
                 )
+
+
+def question(index: int) -> str:
+    return f"Why did you do that? ({index})"
+
+
+def asking(index: int) -> Callable[[RequestIR], bool]:
+    """Matches the requests of run `index` (its user message is the last one shown)."""
+    return lambda request: request.user_texts()[-1:] == [question(index)]
 
 
 def needs_pause(implementation: Implementation) -> None:
@@ -237,10 +263,14 @@ async def test_the_trace_tool_reads_the_completed_run_through_a_pause(
     needs_pause(implementation)
     tool = trace_tool_of(implementation)
     activation = trace_activation_of(implementation)
+
+    def answered(told: str) -> bool:
+        return not is_only_the_phrase(told)
+
     steps: list[Step] = [text("Booked."), tool_call("ask_person", {"question": QUESTION})]
     steps += [calling(activation)] if activation else []
-    steps += [calling(tool), text("Refunded.")]
-    fake.script(steps)
+    steps += consulting(tool, times=1, until=answered, answer="Refunded.")
+    fake.script(steps, allow_unused=True)
     agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
     done = await agent.run(BOOK)
     premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
@@ -256,7 +286,7 @@ async def test_the_trace_tool_reads_the_completed_run_through_a_pause(
         resumed.answer == "Refunded.",
         f"the resumed run answered {resumed.answer!r}",
     )
-    shown = trace_results(fake.wire.last, tool)
+    shown = consultations(fake.wire.last, tool, answered)
     assert shown, f"the resumed run's model called {tool!r}, but its result was not shown"
     assert not is_only_the_phrase(shown[-1]), (
         f"a run had completed before the paused one, yet in the resumed run the trace tool "

@@ -92,6 +92,61 @@ class _ActivatedTrace(Agent):
     turn_loop = _NeedsActivation
 
 
+class _NoticesDroppedTurns(TurnLoop):
+    """Where the window dropped turns, the model is told so in a user-role message of the
+    runtime's own, as runtimes that replace dropped history with a notice do."""
+
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        window = self.input.config.window
+        held = sum(turn.role == "user" for turn in self.history)
+        shown = sum(turn.role == "user" for turn in turns)
+        if window is not None and self.input.config.compaction is None and shown < held:
+            notice = Turn(role="user", text=f"[{held - shown} earlier turn(s) are not shown.]")
+            turns = [notice, *turns]
+        return await super().call_model(system, turns, tools)
+
+
+class _NoticingAgent(Agent):
+    turn_loop = _NoticesDroppedTurns
+
+
+SECTIONS = ("tools", "router")
+
+
+class _InformedTrace(TurnLoop):
+    """The trace tool answers only an informed call: it takes a section name, and a call
+    naming none it knows is answered with the list of sections, as trace tools that need
+    an id or a name from a first answer do."""
+
+    def __init__(self, turn: TurnInput) -> None:
+        super().__init__(turn)
+        trace = self.tools.get(TRACE_TOOL_NAME)
+        if trace is None:
+            return
+
+        def read(ctx: ToolContext, section: str) -> Any:
+            if section not in SECTIONS:
+                return f"Unknown section {section!r}. Sections you can read: {', '.join(SECTIONS)}"
+            return trace.fn(ctx) if section == "tools" else "The router took no branch."
+
+        self.tools[TRACE_TOOL_NAME] = Tool(
+            name=TRACE_TOOL_NAME,
+            fn=read,
+            description="Read one section of the last completed run's trace.",
+            parameters={
+                "type": "object",
+                "properties": {"section": {"type": "string"}},
+                "required": ["section"],
+            },
+        )
+
+
+class _InformedTraceAgent(Agent):
+    turn_loop = _InformedTrace
+
+
 class _CompactsBySize(ReferenceImplementation):
     """Compaction folds on a size budget only: a turn-count trigger is not honoured."""
 
@@ -107,6 +162,12 @@ mints_ids = ReferenceImplementation(_MintsIds, name="mints ids per agent and run
 compacts_by_size = _CompactsBySize(name="compacts by size only")
 trace_needs_activation = ReferenceImplementation(_ActivatedTrace, name="trace needs activation")
 trace_needs_activation.trace_activation = ACTIVATION  # type: ignore[attr-defined]
+notices_dropped_turns = ReferenceImplementation(
+    _NoticingAgent, name="notices dropped turns as a user message"
+)
+trace_needs_informed_call = ReferenceImplementation(
+    _InformedTraceAgent, name="trace answers an informed call"
+)
 
 
 def main() -> None:

@@ -88,6 +88,42 @@ def test_a_runtime_whose_trace_tool_needs_activation_passes_the_self_explain_law
     assert failures(results) == []
 
 
+def test_a_runtime_whose_trace_tool_needs_an_informed_call_passes_the_trace_laws(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """Its trace tool answers a call with unknown arguments by listing what can be asked;
+    the scripted model asks again with one of those, as a model does."""
+    results = judged(
+        suite,
+        tmp_path,
+        "trace_needs_informed_call",
+        "conformance.laws.test_self_explain",
+        "conformance.laws.test_explains_from_the_trace",
+    )
+    laws = results.per_law()
+    assert laws["self-explain.reads-the-trace"] is Outcome.PASS
+    assert laws["self-explain.trace-tools-say-so"] is Outcome.PASS
+    assert failures(results) == []
+
+
+def test_a_runtime_noticing_dropped_turns_as_a_user_message_passes_the_window_law(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """The notice is not one of the conversation's turns: the window is counted by the
+    messages the test sent, and the notice is judged on its own."""
+    results = judged(
+        suite,
+        tmp_path,
+        "notices_dropped_turns",
+        "conformance.laws.test_recall",
+        "conformance.laws.test_continuation",
+        "conformance.laws.test_bounded_context",
+    )
+    assert results.per_law()["window.bounds-what-is-shown"] is Outcome.PASS
+    assert results.per_law()["checkpoint.no-trim"] is Outcome.PASS
+    assert failures(results) == []
+
+
 @pytest.mark.parametrize(
     ("runtime", "module", "law"),
     [

@@ -227,6 +227,25 @@ class TrimsToItsBrokenWindow(Agent):
         return full.model_copy(update={"history": kept})
 
 
+class _SmugglingNoticeTurn(TurnLoop):
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        shown = {id(turn) for turn in turns}
+        dropped = [t.text for t in self.history if t.role == "user" and id(t) not in shown]
+        if self.input.config.window is not None and dropped:
+            notice = Turn(role="user", text="Earlier, I said: " + " / ".join(dropped))
+            turns = [notice, *turns]
+        return await super().call_model(system, turns, tools)
+
+
+class WindowNoticeCarriesDroppedTurns(Agent):
+    """Where the window drops turns, a user-role notice quotes what they said: the window
+    counts right, and the dropped words are shown anyway."""
+
+    turn_loop = _SmugglingNoticeTurn
+
+
 class _CappedReplayTurn(TurnLoop):
     CAP = 3
 

@@ -122,6 +122,11 @@ ROGUES: tuple[Rogue, ...] = (
         conv.TrimsToItsBrokenWindow,
     ),
     Rogue("replay-capped", ("checkpoint.no-trim",), conv.ReplayCapped),
+    Rogue(
+        "window-notice-carries-dropped-turns",
+        ("window.bounds-what-is-shown",),
+        conv.WindowNoticeCarriesDroppedTurns,
+    ),
     Rogue("compaction-loses-folded", ("compaction.folded-travels",), conv.CompactionLosesFolded),
     Rogue("in-flight-goes-ahead", ("in-flight.refused-before-send",), timing.InFlightGoesAhead),
     Rogue(
