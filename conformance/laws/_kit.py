@@ -194,6 +194,62 @@ def roundtrip(checkpoint: Any) -> Any:
 # --- what a request shows -----------------------------------------------------------------
 
 
+def _outputs_in(shown: str, depth: int = 4) -> list[Any]:
+    """`shown` and what its JSON holds, nested values and JSON inside strings included (a
+    runtime may wrap a tool's output: `{"result": "<output>"}`), down to `depth`."""
+    found: list[Any] = [shown]
+    if depth == 0:
+        return found
+    try:
+        decoded = json.loads(shown)
+    except ValueError:
+        return found
+    stack = [decoded]
+    while stack:
+        value = stack.pop()
+        found.append(value)
+        if isinstance(value, dict):
+            stack += list(value.values())
+        elif isinstance(value, list):
+            stack += value
+        elif isinstance(value, str) and value != shown:
+            found += _outputs_in(value, depth - 1)[1:]
+    return found
+
+
+def holds_output(shown: str, output: str) -> bool:
+    """Does a tool result as shown to the model carry the tool's `output`: the text
+    itself, or a value its JSON holds (a runtime may wrap the output in an object of its
+    own)? Tool results are compared by this, in the laws and in their scripts' `when`s,
+    so a runtime that wraps what its tools return is judged on what the model was told."""
+    if shown == output:
+        return True
+    try:
+        wanted: Any = json.loads(output)
+    except ValueError:
+        wanted = output
+    return any(value in (output, wanted) for value in _outputs_in(shown))
+
+
+def holds_outputs(shown: Sequence[str], outputs: Sequence[str]) -> bool:
+    """`holds_output` for a list of tool results, pairwise and in order."""
+    return len(shown) == len(outputs) and all(map(holds_output, shown, outputs))
+
+
+def tool_results(request: RequestIR) -> list[str]:
+    """Every tool result the request shows the model, as shown, in order."""
+    return [m.text for m in request.messages if m.role == "tool"]
+
+
+def whoami_report(shown: str) -> dict[str, Any] | None:
+    """The catalog's whoami report in a tool result (`{"identity": ..., "session_id":
+    ...}`), wrapped or not; None when the result holds none."""
+    for value in _outputs_in(shown):
+        if isinstance(value, dict) and {"identity", "session_id"} <= set(value):
+            return value
+    return None
+
+
 def shown_anywhere(request: RequestIR, said: str, *, in_call_arguments: bool = False) -> bool:
     """Is `said` shown to the model: in the system prompt or a message's text, and with
     `in_call_arguments` also in a tool call's arguments (where a folded span may put it)."""
@@ -333,6 +389,8 @@ __all__ = [
     "conversation_shown",
     "declares",
     "first_carrying",
+    "holds_output",
+    "holds_outputs",
     "last_carrying",
     "long_turn",
     "next_turn",
@@ -354,9 +412,11 @@ __all__ = [
     "text",
     "text_blocks",
     "tool_call",
+    "tool_results",
     "trace_activation_of",
     "trace_results",
     "trace_tool_of",
     "untyped",
     "value_for",
+    "whoami_report",
 ]

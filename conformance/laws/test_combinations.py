@@ -4,8 +4,6 @@ an explicit identity beside a session id, and runs that name nobody on a memory 
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from ._kit import (
@@ -23,6 +21,8 @@ from ._kit import (
     shown_anywhere,
     text,
     tool_call,
+    tool_results,
+    whoami_report,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -64,9 +64,9 @@ async def test_an_explicit_identity_beside_a_session_id_reaches_tools(
     fake.script([tool_call("whoami"), text("You are Ana.")])
     agent = await new_agent(tools=("whoami",))
     await agent.run(BOOK, identity=WHO, session_id="session-9")
-    told = [m.text for m in fake.wire.last.messages if m.role == "tool"]
+    told = tool_results(fake.wire.last)
     assert told, "the whoami tool was not run"
-    report = json.loads(told[0])
+    report = whoami_report(told[0]) or {}
     identity = report.get("identity") or {}
     assert identity.get("conversation_id") == WHO.conversation_id, (
         "an identity passed beside a session id did not reach the tool as ctx.identity (the "

@@ -31,6 +31,7 @@ from ._kit import (
     ToolCalls,
     conversation_shown,
     declares,
+    holds_outputs,
     long_turn,
     numbered_calls,
     premise,
@@ -38,6 +39,8 @@ from ._kit import (
     strings_in,
     text,
     tool_call,
+    tool_results,
+    whoami_report,
 )
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
@@ -51,10 +54,6 @@ WHO = IdentitySpec(conversation_id="conv-77", tenant="acme", principal="ana")
 def last_user_message(message: str) -> Callable[[RequestIR], bool]:
     """Matches a request whose last user turn is `message`: the turn it asks about."""
     return lambda request: any(message in said for said in request.user_texts()[-1:])
-
-
-def tool_results(request: RequestIR) -> list[str]:
-    return [m.text for m in request.messages if m.role == "tool"]
 
 
 def shown_turns(exchanges: Sequence[Exchange]) -> list[list[list[str]]]:
@@ -208,7 +207,7 @@ async def test_the_checkpoint_is_plain_json_and_its_copy_continues(
     assert shown.turns()[-2:] == [("assistant", BOOKED), ("user", THREE)], (
         "the JSON copy of the checkpoint did not continue the conversation"
     )
-    assert tool_results(shown) == ["table for 2"], (
+    assert holds_outputs(tool_results(shown), ["table for 2"]), (
         "the JSON copy lost the tool turns of the conversation"
     )
 
@@ -286,7 +285,7 @@ async def test_a_continued_conversation_runs_under_its_identity(
     named = WHO.model_dump(exclude_none=True)
     premise(
         "identity.reaches-tools",
-        json.loads(tool_results(fake.wire.last)[-1])["identity"] == named,
+        (whoami_report(tool_results(fake.wire.last)[-1]) or {}).get("identity") == named,
         "the identity passed to run() did not reach the tool",
     )
     stored = roundtrip(await recorder.checkpoint())
@@ -296,7 +295,7 @@ async def test_a_continued_conversation_runs_under_its_identity(
     calls = [c.id for m in shown.messages for c in m.tool_calls]
     last_result = shown.messages[-1]
     assert last_result.role == "tool" and last_result.tool_call_id == calls[-1]
-    assert json.loads(last_result.text)["identity"] == named, (
+    assert (whoami_report(last_result.text) or {}).get("identity") == named, (
         "a continued turn did not run under the identity its conversation carries: "
         f"whoami said {last_result.text}"
     )

@@ -36,10 +36,13 @@ from ._kit import (
     Step,
     StreamError,
     declares,
+    holds_output,
+    holds_outputs,
     premise,
     roundtrip,
     text,
     tool_call,
+    tool_results,
     untyped,
 )
 
@@ -294,7 +297,7 @@ async def test_a_resume_that_fails_leaves_the_question_pending(
         fake.script(
             [FAULTS[how]] * OUTLASTS_RETRIES,
             name="failing resume",
-            when=lambda request: "no" in [m.text for m in request.messages if m.role == "tool"],
+            when=lambda request: any(holds_output(r, "no") for r in tool_results(request)),
             allow_unused=True,
         )
     fake.script(  # a door that does not refuse a new message gets an answer
@@ -359,8 +362,8 @@ async def test_a_resume_that_fails_leaves_the_question_pending(
             f"a decision ({error}): the question is still owed, so it is still resumable"
         ) from error
     assert resumed.answer == "Refunded.", "the question could not be resumed after a failed resume"
-    results = [m.text for m in fake.wire.last.messages if m.role == "tool"]
-    assert results == ["yes"], (
+    results = tool_results(fake.wire.last)
+    assert holds_outputs(results, ["yes"]), (
         f"resuming after a failed resume showed the model the results {results}: the "
         "question must be answered once, by the decision that finally came"
     )

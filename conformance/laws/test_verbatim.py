@@ -41,11 +41,13 @@ from ._kit import (
     Step,
     ToolCalls,
     declares,
+    holds_outputs,
     premise,
     roundtrip,
     strings_in,
     text,
     text_blocks,
+    tool_results,
     untyped,
 )
 
@@ -264,8 +266,8 @@ async def test_a_turn_that_spoke_beside_its_calls_can_be_followed_up(
     assert shown.user_texts() == [BOOK, THREE], (
         "follow_up did not continue the last completed run with the new message"
     )
-    results = [m.text for m in shown.messages if m.role == "tool"]
-    assert results == [ARGUMENTS[0]], (
+    results = tool_results(shown)
+    assert holds_outputs(results, [ARGUMENTS[0]]), (
         f"the follow-up showed the model tool results {results}: the call the model made "
         "beside its words was not answered in the turn it belongs to"
     )

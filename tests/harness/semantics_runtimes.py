@@ -6,6 +6,7 @@ they must PASS, so a FAIL against one is a false FAIL of the suite, not of the r
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
@@ -14,7 +15,17 @@ from email.utils import format_datetime
 from typing import Any
 
 from conformance.adapter import AgentSpec
-from reference_impl import Agent, AgentConfig, ModelReply, ToolSpec, Turn, TurnInput, TurnLoop
+from reference_impl import (
+    Agent,
+    AgentConfig,
+    AgentRunCheckpoint,
+    ModelReply,
+    PendingQuestion,
+    ToolSpec,
+    Turn,
+    TurnInput,
+    TurnLoop,
+)
 from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
 from reference_impl.self_explain import TRACE_TOOL_NAME
 from reference_impl.tools import Tool, ToolContext
@@ -112,6 +123,34 @@ class _NoticingAgent(Agent):
     turn_loop = _NoticesDroppedTurns
 
 
+def _wrapped(output: str) -> str:
+    return json.dumps({"result": output})
+
+
+class _WrapsToolOutputs(TurnLoop):
+    """Every tool's output reaches the model wrapped, as `{"result": "<output>"}`."""
+
+    def __init__(self, turn: TurnInput) -> None:
+        super().__init__(turn)
+        for name, original in list(self.tools.items()):
+
+            async def wrapped(ctx: ToolContext, _tool: Tool = original, **arguments: Any) -> str:
+                return _wrapped(await _tool.call(ctx, arguments))
+
+            self.tools[name] = replace(original, fn=wrapped)
+
+
+class _WrappingAgent(Agent):
+    """Tool outputs and a person's decisions alike reach the model wrapped."""
+
+    turn_loop = _WrapsToolOutputs
+
+    def resumed_history(
+        self, paused: AgentRunCheckpoint, pending: PendingQuestion, decision: str
+    ) -> list[Turn]:
+        return super().resumed_history(paused, pending, _wrapped(decision))
+
+
 SECTIONS = ("tools", "router")
 
 
@@ -162,6 +201,7 @@ mints_ids = ReferenceImplementation(_MintsIds, name="mints ids per agent and run
 compacts_by_size = _CompactsBySize(name="compacts by size only")
 trace_needs_activation = ReferenceImplementation(_ActivatedTrace, name="trace needs activation")
 trace_needs_activation.trace_activation = ACTIVATION  # type: ignore[attr-defined]
+wraps_tool_outputs = ReferenceImplementation(_WrappingAgent, name="wraps tool outputs")
 notices_dropped_turns = ReferenceImplementation(
     _NoticingAgent, name="notices dropped turns as a user message"
 )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
+import conformance.runner.plugin
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
 from tests.suite_args import PLUGIN_ARGS, nested_suite
@@ -104,6 +104,29 @@ def test_a_runtime_whose_trace_tool_needs_an_informed_call_passes_the_trace_laws
     assert laws["self-explain.reads-the-trace"] is Outcome.PASS
     assert laws["self-explain.trace-tools-say-so"] is Outcome.PASS
     assert failures(results) == []
+
+
+AGENT_LAWS = [
+    f"conformance.laws.{path.stem}"
+    for path in sorted(
+        (Path(conformance.runner.plugin.__file__).parents[1] / "laws").glob("test_*.py")
+    )
+    if not path.stem.startswith(("test_hosting", "test_sessions"))
+]
+
+
+def test_a_runtime_wrapping_tool_outputs_passes_every_law_it_obeys(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """It shows the model `{"result": "<output>"}` for every tool output and decision:
+    the laws compare tool results by the output they carry, and the failure laws' faults,
+    scripted to fire on a decision, fire (had they not, the failed resume would have
+    answered, and its law FAILed)."""
+    results = judged(suite, tmp_path, "wraps_tool_outputs", *AGENT_LAWS)
+    assert failures(results) == []
+    failed_resumes = [r for r in results.records if r.law == "failure.failed-resume-stays-pending"]
+    assert failed_resumes and all(r.outcome is Outcome.PASS for r in failed_resumes)
+    assert results.per_law()["pending.resume-continues"] is Outcome.PASS
 
 
 def test_a_runtime_noticing_dropped_turns_as_a_user_message_passes_the_window_law(
