@@ -133,6 +133,19 @@ def long_turn(message: str, size: int = 600) -> str:
 # --- premises and plain facts ----------------------------------------------------------
 
 
+SAFE_AGENT_ID_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_-]{0,14}[A-Za-z0-9])?"
+"""The agent ids the suite makes up by default: 1 to 16 ASCII letters, digits, '-' and
+'_', a letter first and no separator last, which a runtime with a name grammar takes.
+(conformance.adapter exports the same pattern once the protocol names it.)"""
+
+
+def agent_id_pattern_of(implementation: Implementation) -> str | None:
+    """The ids the runtime accepts, as it declares them (`agent_id_pattern`, a regular
+    expression every id must fully match); None when it declares none."""
+    pattern = getattr(implementation, "agent_id_pattern", None)
+    return pattern if isinstance(pattern, str) and pattern else None
+
+
 def declares(implementation: Implementation, capability: Capability) -> bool:
     """Does the implementation declare `capability`? (A law needing an undeclared one
     is skipped by the runner; this is for a law whose *details* depend on one.)"""
@@ -317,6 +330,7 @@ __all__ = [
     "NEW_CONVERSATION",
     "NOT_APPLICABLE_PREFIX",
     "ONE_RESULT",
+    "SAFE_AGENT_ID_PATTERN",
     "SYSTEM",
     "THREE",
     "TURN_WAIT",
@@ -381,6 +395,7 @@ __all__ = [
     "ToolCalls",
     "ToolName",
     "ToolResultEvent",
+    "agent_id_pattern_of",
     "answer_of",
     "calling",
     "case_needs",

@@ -7,6 +7,7 @@ they must PASS, so a FAIL against one is a false FAIL of the suite, not of the r
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import replace
@@ -186,6 +187,19 @@ class _InformedTraceAgent(Agent):
     turn_loop = _InformedTrace
 
 
+class _NameGrammar(ReferenceImplementation):
+    """Agent names follow a grammar (lowercase letters, digits and dashes, a letter
+    first), as runtimes that use the name in a path or a URL do; any other id is refused
+    at build time with the runtime's own error."""
+
+    GRAMMAR = r"[a-z][a-z0-9-]*"
+
+    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
+        if spec.id is not None and not re.fullmatch(self.GRAMMAR, spec.id):
+            raise ValueError(f"invalid agent name {spec.id!r}: use {self.GRAMMAR}")
+        return await super().create_agent(spec)
+
+
 class _CompactsBySize(ReferenceImplementation):
     """Compaction folds on a size budget only: a turn-count trigger is not honoured."""
 
@@ -201,6 +215,9 @@ mints_ids = ReferenceImplementation(_MintsIds, name="mints ids per agent and run
 compacts_by_size = _CompactsBySize(name="compacts by size only")
 trace_needs_activation = ReferenceImplementation(_ActivatedTrace, name="trace needs activation")
 trace_needs_activation.trace_activation = ACTIVATION  # type: ignore[attr-defined]
+name_grammar_undeclared = _NameGrammar(name="a name grammar, undeclared")
+name_grammar = _NameGrammar(name="a name grammar, declared")
+name_grammar.agent_id_pattern = _NameGrammar.GRAMMAR  # type: ignore[attr-defined]
 wraps_tool_outputs = ReferenceImplementation(_WrappingAgent, name="wraps tool outputs")
 notices_dropped_turns = ReferenceImplementation(
     _NoticingAgent, name="notices dropped turns as a user message"

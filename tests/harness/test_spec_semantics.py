@@ -129,6 +129,25 @@ def test_a_runtime_wrapping_tool_outputs_passes_every_law_it_obeys(
     assert results.per_law()["pending.resume-continues"] is Outcome.PASS
 
 
+def test_a_runtime_with_a_name_grammar_is_handed_only_names_it_declares(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """Its agents refuse ids outside their grammar (as build errors of its own). Declared as
+    `agent_id_pattern`, the mismatch laws draw only names it takes and pass; undeclared,
+    the names outside it are the adapter's ERRORs, which is why the declaration exists."""
+    declared = judged(suite, tmp_path, "name_grammar", "conformance.laws.test_whose_conversation")
+    assert failures(declared) == []
+    assert declared.per_law()["mismatch.refuses-another-agents-conversation"] is Outcome.PASS
+    undeclared = judged(
+        suite,
+        tmp_path / "undeclared",
+        "name_grammar_undeclared",
+        "conformance.laws.test_whose_conversation",
+    )
+    refused = [r for r in undeclared.records if "invalid agent name" in r.detail]
+    assert refused and all(r.outcome is Outcome.ERROR for r in refused), failures(undeclared)
+
+
 def test_a_runtime_noticing_dropped_turns_as_a_user_message_passes_the_window_law(
     suite: pytest.Pytester, tmp_path: Path
 ) -> None:
