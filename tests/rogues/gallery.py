@@ -230,7 +230,7 @@ ROGUES: tuple[Rogue, ...] = (
     ),
     Rogue(
         "checkpoint-follows-the-turn-in-flight",
-        ("checkpoint.plain-json",),
+        ("failure.checkpoint-is-last-completed",),
         cover.CheckpointFollowsTheTurnInFlight,
     ),
     Rogue(
