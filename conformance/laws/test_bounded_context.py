@@ -155,19 +155,25 @@ async def test_the_summary_call_is_shown_the_whole_folded_span(
 async def test_kept_originals_travel_in_folded(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
-    """Asked to keep the originals, `folded` is the proof of the span: the turns verbatim."""
+    """Asked to keep the originals, the checkpoint is the proof of the span: the turns
+    verbatim, wherever the runtime's own shape keeps them (the seed names `folded`)."""
     played = await play(fake, new_agent, implementation, keep_originals=True)
     assert played.folds, NO_FOLD
-    folded = played.checkpoint.get("folded") if isinstance(played.checkpoint, dict) else None
-    assert folded and any(SUMMARY in s for s in strings_in(folded)), (
-        "the checkpoint's `folded` does not record the span compaction folded"
+    recorded = strings_in(played.checkpoint)
+    if not any(MESSAGES[-1] in s for s in recorded):
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX}the runtime's checkpoint keeps no text the suite can "
+            "read (not even the last message), so the originals it keeps cannot be read; "
+            "what travels is judged on the wire by the other compaction tests"
+        )
+    assert any(SUMMARY in s for s in recorded), (
+        "the checkpoint does not record the summary of the span compaction folded"
     )
-    recorded = list(strings_in(folded))
     missing = [
         what for what, said in folded_pieces().items() if not any(said in s for s in recorded)
     ]
     assert not missing, (
-        f"compaction was asked to keep the originals, yet `folded` does not hold "
+        f"compaction was asked to keep the originals, yet the checkpoint does not hold "
         f"{', '.join(missing)} of the span it folded: the summary alone proves nothing"
     )
 
