@@ -163,6 +163,13 @@ def case_needs(implementation: Implementation, *capabilities: Capability, case: 
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}{case} {_needs_sentence(missing)}")
 
 
+def has_next_turn(implementation: Implementation) -> bool:
+    """Can an agent's own conversation be continued at all: follow_up or continue_from?"""
+    return declares(implementation, Capability.FOLLOW_UP) or declares(
+        implementation, Capability.CONTINUE_FROM
+    )
+
+
 async def next_turn(
     agent: AgentUnderTest,
     implementation: Implementation,
@@ -404,6 +411,7 @@ __all__ = [
     "conversation_shown",
     "declares",
     "first_carrying",
+    "has_next_turn",
     "holds_output",
     "holds_outputs",
     "last_carrying",

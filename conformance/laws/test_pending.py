@@ -33,6 +33,7 @@ from ._kit import (
     ScriptedProvider,
     declares,
     holds_output,
+    next_turn,
     parallel_calls,
     premise,
     roundtrip,
@@ -294,7 +295,7 @@ async def test_resume_answers_the_asking_call_with_the_decision(
 
 @pytest.mark.law("pending.abandon-returns-dropped")
 async def test_abandoning_a_pause_returns_what_it_dropped(
-    fake: ScriptedProvider, new_agent: AgentFactory
+    fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation
 ) -> None:
     fake.script([tool_call("ask_person", {"question": QUESTION}), text("What can I do instead?")])
     agent = await new_agent(tools=("ask_person",))
@@ -309,7 +310,20 @@ async def test_abandoning_a_pause_returns_what_it_dropped(
         "question": QUESTION,
     }, f"abandon_pause() did not say what it dropped: {dropped}"
     assert await agent.abandon_pause() is None, "a second abandon_pause() dropped it again"
-    await agent.follow_up(THREE)
+    if not (
+        declares(implementation, Capability.FOLLOW_UP)
+        or declares(implementation, Capability.CONTINUE_FROM)
+    ):
+        fake.allow_unused()  # no door continues the agent's own conversation
+        return
+    try:
+        await next_turn(agent, implementation, THREE)
+    except Refused as refused:
+        raise AssertionError(
+            f"after abandon_pause(), the next turn was refused ({refused.kind.value}: "
+            f"{refused.message}): the abandonment left a conversation the agent cannot "
+            "continue, so the question was performed blind rather than dropped"
+        ) from refused
     after = fake.wire.last
     assert after.user_texts() == [REFUND, THREE], (
         "the turn after abandoning did not continue the conversation with the new message"
@@ -336,8 +350,14 @@ async def test_abandoning_a_pause_in_a_batch_leaves_no_call_of_it_unanswered(
     """The abandonment is said, not performed blind: the question is dropped, and so is the
     rest of its paused turn, so the next turn shows a conversation whose every call has
     its one result (what it says of the calls that never ran is the runtime's)."""
-    if not declares(implementation, Capability.FOLLOW_UP):
-        pytest.skip(f"{NOT_APPLICABLE_PREFIX}the turn after abandoning needs follow_up")
+    if not (
+        declares(implementation, Capability.FOLLOW_UP)
+        or declares(implementation, Capability.CONTINUE_FROM)
+    ):
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX}the turn after abandoning needs the follow_up or "
+            "continue_from capability"
+        )
     tools = BATCHES[batch]
     fake.script(
         [
@@ -360,7 +380,7 @@ async def test_abandoning_a_pause_in_a_batch_leaves_no_call_of_it_unanswered(
         f"call {asking!r}: it returned {dropped}"
     )
     try:
-        await agent.follow_up(THREE)
+        await next_turn(agent, implementation, THREE)
     except Refused as refused:
         raise AssertionError(
             f"after abandoning a pause with {batch} of its batch, the next turn was refused "
