@@ -99,14 +99,15 @@ async def attempt(door: str, agent: AgentUnderTest, message: str, held: object) 
     return await agent.run(message)
 
 
-async def fail(law: str, door: str, agent: AgentUnderTest, held: object = None) -> RunFailed:
-    """The FAILING turn through `door`, which must fail: its RunFailed."""
+async def fail(door: str, agent: AgentUnderTest, held: object = None) -> RunFailed | RunOutcome:
+    """The FAILING turn through `door`, every model call of which fails: its RunFailed, or
+    what the door returned instead. A runtime that answers a turn its model never answered
+    (a fallback of its own) is judged on what comes next as one that failed is: nothing
+    of the failed turn may be shown later as answered."""
     try:
-        outcome = await attempt(door, agent, FAILING, held)
+        return await attempt(door, agent, FAILING, held)
     except RunFailed as failure:
         return failure
-    premise(law, False, f"{door}: every model call failed, yet it returned {outcome!r}")
-    raise AssertionError("unreachable")
 
 
 async def refusal_of(call: Callable[[], Awaitable[RunOutcome]]) -> Refused | None:
@@ -140,6 +141,26 @@ def no_failed_turn(request: RequestIR, what: str) -> None:
         f"{what} showed the model the text a broken stream had begun ({PARTIAL!r}) as if "
         "it were an answer"
     )
+    invented = invented_answers(request)
+    assert not invented, (
+        f"{what} showed the model answers it never gave ({invented}): a runtime's own "
+        "fallback for a failed turn, kept as if the model had answered it"
+    )
+
+
+SAID = ("Booked.", "Three it is.")
+"""Every answer the model gives in these tests: anything else shown as an assistant's
+words was written by the runtime."""
+
+
+def invented_answers(request: RequestIR) -> list[str]:
+    """Assistant texts the request shows that the model never said (PARTIAL is reported
+    on its own)."""
+    return [
+        said[:80]
+        for said in request.assistant_texts()
+        if said and said not in SAID and PARTIAL not in said
+    ]
 
 
 # --- follow_up continues the last completed run ----------------------------------------
@@ -150,11 +171,10 @@ def no_failed_turn(request: RequestIR, what: str) -> None:
 async def test_a_follow_up_after_a_failed_first_run_has_nothing_to_follow(
     fake: ScriptedProvider, new_agent: AgentFactory, fault: str
 ) -> None:
-    law = "failure.follow-up-continues-last-completed"
     failing(fake, FAULTS[fault])
     fake.script([text("Three it is.")], allow_unused=True)
     agent = await new_agent()
-    await fail(law, "run", agent)
+    await fail("run", agent)
     sent = len(fake.wire.requests)
     refusal = await refusal_of(lambda: agent.follow_up(THREE))
     if refusal is not None:
@@ -183,12 +203,11 @@ async def test_a_follow_up_after_a_failed_run_continues_the_last_completed_one(
 ) -> None:
     if door == "continue_from":
         requires(implementation, Capability.CONTINUE_FROM)
-    law = "failure.follow-up-continues-last-completed"
     failing(fake, FAULTS[fault])
     fake.script([text("Booked."), text("Three it is.")])
     agent = await new_agent()
     completed = await agent.run(BOOK)
-    await fail(law, door, agent, completed.checkpoint)
+    await fail(door, agent, completed.checkpoint)
     await agent.follow_up(THREE)
     shown = fake.wire.last
     no_failed_turn(shown, f"a follow-up after a failed {door}")
@@ -213,12 +232,11 @@ async def test_the_checkpoint_after_a_failed_run_is_the_last_completed_one(
 ) -> None:
     if door == "follow_up":
         requires(implementation, Capability.FOLLOW_UP)
-    law = "failure.checkpoint-is-last-completed"
     failing(fake, FAULTS[fault], after_tool_round=True)
     fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
     agent = await new_agent(tools=("echo",))
     completed = await agent.run(BOOK)
-    await fail(law, door, agent, completed.checkpoint)
+    await fail(door, agent, completed.checkpoint)
     stored = roundtrip(await agent.checkpoint())
     other = await new_agent(tools=("echo",))
     await other.run(THREE, continue_from=stored)
@@ -245,12 +263,11 @@ async def test_a_run_that_failed_after_a_model_call_hands_back_a_continuable_che
 ) -> None:
     if door == "follow_up":
         requires(implementation, Capability.FOLLOW_UP)
-    law = "failure.hands-back-last-good-checkpoint"
     failing(fake, FAULTS[fault], after_tool_round=True)
     fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
     agent = await new_agent(tools=("echo",))
     completed = await agent.run(BOOK)
-    failure = await fail(law, door, agent, completed.checkpoint)
+    failure = await fail(door, agent, completed.checkpoint)
     if failure.checkpoint is None:
         fake.allow_unused()  # the continued turn's answer is never asked for
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
@@ -273,6 +290,11 @@ async def test_a_run_that_failed_after_a_model_call_hands_back_a_continuable_che
     assert PARTIAL not in " ".join(shown.assistant_texts()), (
         f"the checkpoint a failed {door} handed back carries the text a broken stream had "
         f"begun ({PARTIAL!r}): half-work, shown to the model as an answer"
+    )
+    invented = invented_answers(shown)
+    assert not invented, (
+        f"the checkpoint a failed {door} handed back shows the model answers it never gave "
+        f"({invented}): a fallback of the runtime's own, kept as the model's"
     )
     assert shown.turns()[-1] == ("user", THREE), "the continued turn's message is not last"
     if door != "run":

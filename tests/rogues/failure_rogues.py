@@ -7,6 +7,7 @@ is read.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,12 +16,34 @@ from reference_impl import (
     AgentRunCheckpoint,
     Door,
     InvalidCheckpointError,
+    ModelReply,
     PendingQuestion,
+    ToolSpec,
     Turn,
     TurnLoop,
     load_checkpoint,
 )
 from reference_impl.agent import Agent, Checkpointish
+
+
+class _FallbackAnswerLoop(TurnLoop):
+    FALLBACK = "Sorry, I could not answer that just now."
+
+    async def call_model(
+        self, system: str, turns: Sequence[Turn], tools: Sequence[ToolSpec]
+    ) -> ModelReply:
+        try:
+            return await super().call_model(system, turns, tools)
+        except Exception:  # the provider failed: answer for the model
+            return ModelReply(text=self.FALLBACK)
+
+
+class FailureBecomesAFallbackAnswer(Agent):
+    """A model call that fails is answered by the runtime itself ("Sorry, I could not
+    answer that just now."): the run completes, and its fallback is kept as the model's
+    answer, so the next turn shows the failed message as answered."""
+
+    turn_loop = _FallbackAnswerLoop
 
 
 class FollowUpContinuesFailedHistory(Agent):

@@ -255,6 +255,15 @@ ROGUES: tuple[Rogue, ...] = (
     ),
     # failure paths (issue 13 §1)
     Rogue(
+        "failure-becomes-a-fallback-answer",
+        (
+            "failure.follow-up-continues-last-completed",
+            "failure.checkpoint-is-last-completed",
+            "failure.hands-back-last-good-checkpoint",
+        ),
+        failure.FailureBecomesAFallbackAnswer,
+    ),
+    Rogue(
         "follow-up-continues-failed-history",
         ("failure.follow-up-continues-last-completed", "failure.checkpoint-is-last-completed"),
         failure.FollowUpContinuesFailedHistory,
