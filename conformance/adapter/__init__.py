@@ -14,6 +14,15 @@ type checkers, and tests hold them to the tables.
 """
 
 from ..wire.ir import Dialect
+from ._agent_ids import (
+    MAX_AGENT_ID_PATTERN_LENGTH,
+    REQUIRED_AGENT_IDS,
+    SAFE_AGENT_ID_PATTERN,
+    AgentIdPatternError,
+    agent_id_fits,
+    agent_id_pattern_problem,
+    declared_agent_id_pattern,
+)
 from ._agent_surface import AGENT
 from ._host_surface import DAMAGE_SESSION, HOST, HostStarted, LoopbackUrl, loopback_problem
 from ._hosting_types import ConcurrentInvoke, HostSpec
@@ -63,6 +72,7 @@ from ._types import (
     RefusalKind,
     Refused,
     RunFailed,
+    RunFailureCause,
     RunOutcome,
     StrictIdentityReport,
     StrictPending,
@@ -77,8 +87,12 @@ __all__ = [
     "DAMAGE_SESSION",
     "HOST",
     "JSON",
+    "MAX_AGENT_ID_PATTERN_LENGTH",
+    "REQUIRED_AGENT_IDS",
+    "SAFE_AGENT_ID_PATTERN",
     "SESSION",
     "AbandonedPause",
+    "AgentIdPatternError",
     "AgentSpec",
     "AgentUnderTest",
     "ApprovalRequestEvent",
@@ -112,6 +126,7 @@ __all__ = [
     "ResultEvent",
     "RetryEvent",
     "RunFailed",
+    "RunFailureCause",
     "RunOutcome",
     "SessionAgentSpec",
     "SessionEvent",
@@ -129,6 +144,9 @@ __all__ = [
     "ToolCallEvent",
     "ToolName",
     "ToolResultEvent",
+    "agent_id_fits",
+    "agent_id_pattern_problem",
+    "declared_agent_id_pattern",
     "loopback_problem",
     "session_call_deadline",
     "unserializable",

@@ -234,7 +234,7 @@ def outcome_of(op: str, delivered: Delivered) -> Any:
     if isinstance(reply, RefusedReply):
         raise Refused(reply.kind, reply.message)
     if isinstance(reply, FailedReply):
-        raise RunFailed(reply.message, reply.checkpoint)
+        raise RunFailed(reply.message, reply.checkpoint, cause=reply.cause)
     raise AdapterReportedError(op, reply.message, reply.traceback)
 
 

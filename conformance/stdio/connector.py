@@ -146,6 +146,8 @@ class StdioImplementation:
         self.trace_tool: str | None = started.trace_tool
         self.trace_activation: str | None = started.trace_activation
         self.compaction_triggers: tuple[str, ...] = tuple(started.compaction_triggers)
+        self.agent_id_pattern: str | None = started.agent_id_pattern
+        self.notes: tuple[str, ...] = tuple(started.notes)
 
     @property
     def pid(self) -> int | None:

@@ -98,7 +98,12 @@ class _Server:
             self.write(RefusedReply(seq=request.seq, kind=refusal.kind, message=refusal.message))
         except RunFailed as failure:
             self.write(
-                FailedReply(seq=request.seq, message=failure.message, checkpoint=failure.checkpoint)
+                FailedReply(
+                    seq=request.seq,
+                    message=failure.message,
+                    checkpoint=failure.checkpoint,
+                    cause=failure.cause,
+                )
             )
         except Exception as error:
             self.write(
@@ -127,6 +132,8 @@ class _Server:
                 compaction_triggers=list(
                     getattr(self.implementation, "compaction_triggers", ("turns",))
                 ),
+                agent_id_pattern=getattr(self.implementation, "agent_id_pattern", None),
+                notes=[str(note) for note in getattr(self.implementation, "notes", ())],
             )
         if isinstance(request, StopRequest):
             await self.close_all()
