@@ -13,6 +13,7 @@ session).
 
 from __future__ import annotations
 
+import copy
 import json
 import types
 import typing
@@ -83,6 +84,17 @@ class Op:
             if key not in bound:
                 bound[key] = info.get_default(call_default_factory=True)
         return bound
+
+    @staticmethod
+    def handed(
+        args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """A call's arguments as an in-process adapter is handed them: deep copies. The
+        suite hands one checkpoint to several doors (`continue_from`, then `resume`), so
+        a runtime whose loader mutates the dict it is given would otherwise change what
+        the next door gets, and fail a law for the adapter's aliasing. Over stdio every
+        request is a fresh JSON text, so both paths hand the adapter a value of its own."""
+        return copy.deepcopy(args), copy.deepcopy(dict(kwargs))
 
     def call_args(self, values: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Parameter values -> (positional, keyword) arguments for the method."""
