@@ -24,6 +24,7 @@ from ._agent_ids import (
     declared_agent_id_pattern,
 )
 from ._agent_surface import AGENT
+from ._evolution import ADDED_FIELDS, FIRST_REVISION, REVISION, AddedField, added_field
 from ._host_surface import DAMAGE_SESSION, HOST, HostStarted, LoopbackUrl, loopback_problem
 from ._hosting_types import ConcurrentInvoke, HostSpec
 from ._protocols import (
@@ -82,16 +83,20 @@ from ._types import (
 from .surface import Op, Surface, unserializable
 
 __all__ = [
+    "ADDED_FIELDS",
     "AGENT",
     "BACKEND",
     "DAMAGE_SESSION",
+    "FIRST_REVISION",
     "HOST",
     "JSON",
     "MAX_AGENT_ID_PATTERN_LENGTH",
     "REQUIRED_AGENT_IDS",
+    "REVISION",
     "SAFE_AGENT_ID_PATTERN",
     "SESSION",
     "AbandonedPause",
+    "AddedField",
     "AgentIdPatternError",
     "AgentSpec",
     "AgentUnderTest",
@@ -144,6 +149,7 @@ __all__ = [
     "ToolCallEvent",
     "ToolName",
     "ToolResultEvent",
+    "added_field",
     "agent_id_fits",
     "agent_id_pattern_problem",
     "declared_agent_id_pattern",

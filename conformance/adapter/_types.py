@@ -202,9 +202,11 @@ class AgentSpec(BaseModel):
         ge=1,
         description="show the model only the last N turns (a turn: a user message and "
         "everything after it up to the next user message: the reply, tool calls and their "
-        "results, so a call always stays with its result). A runtime that counts messages "
-        "maps N turns to the messages of the last N turns, recounted for each model call "
-        "(never a fixed 2N: a turn with tool rounds has more messages). A summary turn of "
+        "results, so a call always stays with its result). The current turn counts: "
+        "window=1 shows only the turn being answered, window=2 it and the turn before. A "
+        "runtime that counts messages maps N turns to the messages of the last N turns, "
+        "recounted for each model call (never a fixed 2N: a turn with tool rounds has more "
+        "messages); one that counts previous runs keeps N-1 of them. A summary turn of "
         "compaction is shown besides the window. What is stored is never trimmed",
     )
     compaction: CompactionSpec | None = None

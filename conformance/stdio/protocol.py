@@ -31,7 +31,9 @@ from ..adapter import (
     AGENT,
     BACKEND,
     DAMAGE_SESSION,
+    FIRST_REVISION,
     HOST,
+    REVISION,
     SESSION,
     AbandonedPause,
     Capability,
@@ -377,6 +379,13 @@ class StartResult(_Message):
         "matches; the laws then use only ids matching both it and the safe default "
         "(conformance.adapter.SAFE_AGENT_ID_PATTERN). It must fully match 'agent', "
         "'billing' and 'support'; null: the default alone",
+    )
+    revision: StrictInt = Field(
+        default=FIRST_REVISION,
+        ge=FIRST_REVISION,
+        description="the revision of protocol v1 the adapter was written against (this "
+        f"suite speaks revision {REVISION}); a parameter added in a later revision than "
+        "the adapter's is never sent to it, and a law needing one is NOT_APPLICABLE",
     )
     notes: list[str] = Field(
         default_factory=list,
