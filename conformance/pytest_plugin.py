@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from conformance.wire import LoopbackServer, ScriptedProvider
 
 _CALL_FAILED = pytest.StashKey[bool]()
+_SKIPPED = pytest.StashKey[bool]()
 _REDACTOR = pytest.StashKey["Redactor"]()
 _SERVER = pytest.StashKey["LoopbackServer"]()
 
@@ -51,6 +52,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         # an expected failure (pytest's xfail, or a conformance manifest entry) failed too
         expected = report.skipped and hasattr(report, "wasxfail")
         item.stash[_CALL_FAILED] = report.failed or expected
+        # skipped half way (NOT_APPLICABLE once it learnt the runtime cannot be asked
+        # what it needs): the script it did not get to is no finding; the rest still are
+        item.stash[_SKIPPED] = report.skipped and not expected
     return report
 
 
@@ -73,6 +77,8 @@ def _verify_unless_failed(request: pytest.FixtureRequest, provider: ScriptedProv
             text = provider.redactor.scrub_text(text)
             request.node.add_report_section("teardown", "turnlaw findings", text)
         return
+    if request.node.stash.get(_SKIPPED, False):
+        provider.allow_unused()
     provider.verify()
 
 

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from conformance.adapter import AgentSpec
-from conformance.adapters._kit import anthropic_client, call_service, openai_client
+from conformance.adapters.kit import anthropic_client, call_service, openai_client
 from conformance.catalog import (
     ASK_PERSON,
     CALL_SERVICE,

@@ -24,7 +24,7 @@ from conformance.adapter import (
 )
 from conformance.adapter._hosting_types import HostSpec
 from conformance.adapter._session_types import BackendSpec
-from conformance.adapters._kit import (
+from conformance.adapters.kit import (
     Refusal,
     provider_failure,
     refusing,
@@ -38,6 +38,7 @@ from . import (
     ConversationMismatchError,
     Identity,
     InvalidCheckpointError,
+    InvalidMessageError,
     MemoryStore,
     NoConversationError,
     PendingQuestionError,
@@ -64,14 +65,21 @@ _REFUSALS = (
     Refusal(RunInFlightError, RefusalKind.RUN_IN_FLIGHT),
     Refusal(PendingQuestionError, RefusalKind.PENDING_QUESTION),
     Refusal(InvalidCheckpointError, RefusalKind.INVALID_CHECKPOINT),
+    Refusal(InvalidMessageError, RefusalKind.INVALID_INPUT),
 )
 """The runtime's refusals, in the suite's kinds; anything else propagates."""
 
 
-def _failed(error: BaseException) -> bool:
-    """A run failure: the runtime's own (it carries a checkpoint), or a provider error
-    the runtime let through (it failed before any model call completed)."""
-    return isinstance(error, RunFailedError | ToolLoopLimitError) or provider_failure(error)
+def _provider_failed(error: BaseException) -> bool:
+    """A run the provider failed: a provider error the runtime let through (before any
+    model call completed), or wrapped in its `RunFailedError` (after one)."""
+    return provider_failure(error)
+
+
+def _runtime_failed(error: BaseException) -> bool:
+    """A run the runtime's own error ended: its tool loop limit, or a `RunFailedError`
+    whose cause is no provider's (a store, a compaction of its own)."""
+    return isinstance(error, RunFailedError | ToolLoopLimitError)
 
 
 def _failure_checkpoint(error: BaseException) -> JSON | None:
@@ -83,7 +91,9 @@ def _failure_checkpoint(error: BaseException) -> JSON | None:
 
 def failures() -> AbstractContextManager[None]:
     """How the reference reports a failed run: `RunFailed` with its error's checkpoint."""
-    return reporting_failures(_failure_checkpoint, failed=_failed)
+    return reporting_failures(
+        _failure_checkpoint, failed=_provider_failed, runtime_failed=_runtime_failed
+    )
 
 
 def _outcome(result: RunResult) -> RunOutcome:

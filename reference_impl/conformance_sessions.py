@@ -33,7 +33,7 @@ from conformance.adapter import (
     StoredMessage,
     StreamPass,
 )
-from conformance.adapters._kit import call_service
+from conformance.adapters.kit import call_service
 from conformance.catalog import (
     ASK_PERSON,
     CALL_SERVICE,

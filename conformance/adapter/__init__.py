@@ -14,7 +14,17 @@ type checkers, and tests hold them to the tables.
 """
 
 from ..wire.ir import Dialect
+from ._agent_ids import (
+    MAX_AGENT_ID_PATTERN_LENGTH,
+    REQUIRED_AGENT_IDS,
+    SAFE_AGENT_ID_PATTERN,
+    AgentIdPatternError,
+    agent_id_fits,
+    agent_id_pattern_problem,
+    declared_agent_id_pattern,
+)
 from ._agent_surface import AGENT
+from ._evolution import ADDED_FIELDS, FIRST_REVISION, REVISION, AddedField, added_field
 from ._host_surface import DAMAGE_SESSION, HOST, HostStarted, LoopbackUrl, loopback_problem
 from ._hosting_types import ConcurrentInvoke, HostSpec
 from ._protocols import (
@@ -63,6 +73,7 @@ from ._types import (
     RefusalKind,
     Refused,
     RunFailed,
+    RunFailureCause,
     RunOutcome,
     StrictIdentityReport,
     StrictPending,
@@ -72,13 +83,21 @@ from ._types import (
 from .surface import Op, Surface, unserializable
 
 __all__ = [
+    "ADDED_FIELDS",
     "AGENT",
     "BACKEND",
     "DAMAGE_SESSION",
+    "FIRST_REVISION",
     "HOST",
     "JSON",
+    "MAX_AGENT_ID_PATTERN_LENGTH",
+    "REQUIRED_AGENT_IDS",
+    "REVISION",
+    "SAFE_AGENT_ID_PATTERN",
     "SESSION",
     "AbandonedPause",
+    "AddedField",
+    "AgentIdPatternError",
     "AgentSpec",
     "AgentUnderTest",
     "ApprovalRequestEvent",
@@ -112,6 +131,7 @@ __all__ = [
     "ResultEvent",
     "RetryEvent",
     "RunFailed",
+    "RunFailureCause",
     "RunOutcome",
     "SessionAgentSpec",
     "SessionEvent",
@@ -129,6 +149,10 @@ __all__ = [
     "ToolCallEvent",
     "ToolName",
     "ToolResultEvent",
+    "added_field",
+    "agent_id_fits",
+    "agent_id_pattern_problem",
+    "declared_agent_id_pattern",
     "loopback_problem",
     "session_call_deadline",
     "unserializable",

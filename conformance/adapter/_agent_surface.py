@@ -86,6 +86,7 @@ AGENT = Surface(
                     RefusalKind.INVALID_CHECKPOINT,
                     RefusalKind.RUN_IN_FLIGHT,
                     RefusalKind.PENDING_QUESTION,
+                    RefusalKind.INVALID_INPUT,
                 }
             ),
             doc="One turn; `continue_from` (a checkpoint) needs continue_from, `identity` "
@@ -102,6 +103,7 @@ AGENT = Surface(
                     RefusalKind.NO_CONVERSATION,
                     RefusalKind.RUN_IN_FLIGHT,
                     RefusalKind.PENDING_QUESTION,
+                    RefusalKind.INVALID_INPUT,
                 }
             ),
             doc="The next turn of the agent's own conversation.",
@@ -126,6 +128,7 @@ AGENT = Surface(
                     RefusalKind.MISMATCH,
                     RefusalKind.RUN_IN_FLIGHT,
                     RefusalKind.PENDING_QUESTION,
+                    RefusalKind.INVALID_INPUT,
                 }
             ),
             doc="Answer a paused run's question with `decision`, from its checkpoint; "

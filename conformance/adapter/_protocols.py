@@ -59,7 +59,10 @@ class Implementation(Protocol):
     release under test, and `notes`, what a reader of its results must know (a setting
     the adapter turned on, say), which the results header records for the conformance
     matrix; `trace_tool`, the name of the tool a self-explain agent offers its model to
-    read the trace (required with `self_explain`: the suite has the model call it).
+    read the trace (required with `self_explain`: the suite has the model call it);
+    `agent_id_pattern`, a Python `re` expression every agent id the runtime accepts
+    fully matches (the laws then hand it only ids matching both it and
+    `SAFE_AGENT_ID_PATTERN`; checked when the run starts, `declared_agent_id_pattern`).
     An implementation declaring `hosting` is also a `HostingImplementation`
     (`start_host`, `damage_session`), and may set `host_client` (a `HostClientFactory`,
     conformance.hosting) when its host speaks another wire than the seed's."""

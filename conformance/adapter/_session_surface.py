@@ -113,7 +113,7 @@ SESSION: Surface[None] = Surface(
             returns=str | None,
             reply=str | None,
             capability=Capability.SESSIONS,
-            refusals=_UNUSABLE,
+            refusals=_UNUSABLE | {RefusalKind.INVALID_INPUT},
             stdio_op="session.send",
             doc="Transmit `message` (the runtime queues it while a turn is active); the "
             "runtime's queue item id for it, or null when it names none.",

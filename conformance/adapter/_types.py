@@ -62,6 +62,9 @@ class Delivery(StrEnum):
 
 
 class RefusalKind(StrEnum):
+    """The suite's names for a runtime's refusals; an adapter maps its runtime's own onto
+    them (docs/adapter-protocol.md, "Replies")."""
+
     NO_CONVERSATION = "no_conversation"
     MISMATCH = "mismatch"
     RUN_IN_FLIGHT = "run_in_flight"
@@ -71,6 +74,9 @@ class RefusalKind(StrEnum):
     """A session whose connection closed (broken or closed by the client) is used again."""
     UNKNOWN_ID = "unknown_id"
     """`resume_session` (or a conversation read) names an id the backend does not know."""
+    INVALID_INPUT = "invalid_input"
+    """The runtime refused the input itself as invalid (an empty or whitespace message, a
+    message it cannot take) before anything was sent."""
 
 
 class Refused(Exception):
@@ -87,9 +93,22 @@ CompactionTrigger = Literal["turns", "chars"]
 characters; see CompactionSpec)."""
 
 
+RunFailureCause = Literal["provider", "runtime"]
+"""Why a run failed: `provider`, the provider kept failing or its stream broke (an error
+status after the SDK's retries, a cut stream, a stream that ended in the provider's
+error event); `runtime`, the run ended in the runtime's own error (an error event or
+exception of its own that no provider fault caused)."""
+
+
 class RunFailed(Exception):
-    """Raised by an adapter when a run (any door: run, follow_up, resume) failed — the
-    provider kept failing, a stream broke — rather than answered, paused or refused.
+    """Raised by an adapter when a run (any door: run, follow_up, resume) failed rather
+    than answered, paused or was refused.
+
+    `cause` says why (`RunFailureCause`): "provider" (the default) when the provider kept
+    failing or its stream broke, "runtime" when the run ended in the runtime's own error
+    (an error event or error of its own, not a provider failure). A law that needs the
+    act to succeed FAILs on either, naming the cause and the message; the failure laws,
+    which script a provider fault, accept either cause.
 
     `checkpoint` is the runtime's last good conversation as plain JSON (what a failed
     run hands back so the caller can continue it), or None when the runtime hands none
@@ -97,10 +116,17 @@ class RunFailed(Exception):
     NOT_APPLICABLE for this runtime, never FAILed. A failure the adapter cannot tell from
     a crash may propagate as any other error (an ERROR, not a verdict)."""
 
-    def __init__(self, message: str, checkpoint: JSON | None = None) -> None:
-        super().__init__(f"run failed: {message}")
+    def __init__(
+        self,
+        message: str,
+        checkpoint: JSON | None = None,
+        *,
+        cause: RunFailureCause = "provider",
+    ) -> None:
+        super().__init__(f"run failed ({cause}): {message}")
         self.message = message
         self.checkpoint = checkpoint
+        self.cause: RunFailureCause = cause
 
 
 class CompactionSpec(BaseModel):
@@ -176,9 +202,11 @@ class AgentSpec(BaseModel):
         ge=1,
         description="show the model only the last N turns (a turn: a user message and "
         "everything after it up to the next user message: the reply, tool calls and their "
-        "results, so a call always stays with its result). A runtime that counts messages "
-        "maps N turns to the messages of the last N turns, recounted for each model call "
-        "(never a fixed 2N: a turn with tool rounds has more messages). A summary turn of "
+        "results, so a call always stays with its result). The current turn counts: "
+        "window=1 shows only the turn being answered, window=2 it and the turn before. A "
+        "runtime that counts messages maps N turns to the messages of the last N turns, "
+        "recounted for each model call (never a fixed 2N: a turn with tool rounds has more "
+        "messages); one that counts previous runs keeps N-1 of them. A summary turn of "
         "compaction is shown besides the window. What is stored is never trimmed",
     )
     compaction: CompactionSpec | None = None

@@ -13,6 +13,7 @@ session).
 
 from __future__ import annotations
 
+import copy
 import json
 import types
 import typing
@@ -83,6 +84,23 @@ class Op:
             if key not in bound:
                 bound[key] = info.get_default(call_default_factory=True)
         return bound
+
+    def handed(
+        self, method: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """A call's arguments as an in-process adapter's `method` is handed them: deep
+        copies. The suite hands one checkpoint to several doors (`continue_from`, then
+        `resume`), so a runtime whose loader mutates the dict it is given would otherwise
+        change what the next door gets, and fail a law for the adapter's aliasing; over
+        stdio every request is fresh JSON. A parameter added to the protocol after
+        `method` was written (it cannot take it) ends the test NOT_APPLICABLE instead of
+        a TypeError (docs/adapter-protocol.md, "How v1 grows")."""
+        from ._evolution import not_applicable_for, unopened_parameters
+
+        unopened = unopened_parameters(self.op, method, kwargs)
+        if unopened:
+            not_applicable_for(unopened, f"the adapter's {self.name}()")
+        return copy.deepcopy(args), copy.deepcopy(dict(kwargs))
 
     def call_args(self, values: Mapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """Parameter values -> (positional, keyword) arguments for the method."""

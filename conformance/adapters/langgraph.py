@@ -152,7 +152,7 @@ from conformance.catalog import (
 )
 from conformance.wire.ir import Dialect
 
-from ._kit import call_service, openai_http, reporting_failures
+from .kit import call_service, openai_http, reporting_failures
 
 PACKAGE = "langgraph"
 NOT_RUN_RESULT = "Not run: the paused step was abandoned."

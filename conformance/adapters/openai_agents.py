@@ -139,7 +139,7 @@ from conformance.adapter import (
 from conformance.catalog import ASK_PERSON, CALL_SERVICE, ECHO, WHOAMI, ToolName, WhoamiReport
 from conformance.wire.ir import Dialect
 
-from ._kit import Refusal, call_service, openai_client, refusing, reporting_failures
+from .kit import Refusal, call_service, openai_client, refusing, reporting_failures
 
 PACKAGE = "openai-agents"
 DEFAULT_NAME = "agent"

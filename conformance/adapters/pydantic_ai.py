@@ -114,7 +114,7 @@ from ..adapter import (
 )
 from ..catalog import ASK_PERSON, CALL_SERVICE, ECHO, WHOAMI, ToolName, WhoamiReport
 from ..wire.ir import Dialect
-from ._kit import Refusal, call_service, openai_client, refusing, reporting_failures
+from .kit import Refusal, call_service, openai_client, refusing, reporting_failures
 
 PACKAGE = "pydantic-ai-slim"
 PENDING_MARK = "unprocessed tool calls"

@@ -58,6 +58,7 @@ class GuardedAgent:
 
     async def call(self, op: Op, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         method = getattr(self._inner, op.name)
+        args, kwargs = op.handed(method, args, kwargs)  # its own copies; new fields gated
         value = await within_deadline(
             op.name, method(*args, **kwargs), self._timeout, self._declared
         )

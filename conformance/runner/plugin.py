@@ -16,7 +16,12 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from ..adapter import Capability, Implementation
+from ..adapter import (
+    AgentIdPatternError,
+    Capability,
+    Implementation,
+    declared_agent_id_pattern,
+)
 from ..errors import AdapterGaveUp
 from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW, RegistryError, law
@@ -143,6 +148,10 @@ def load_implementation(spec: str, config: pytest.Config | None = None) -> Imple
     unknown = {str(c) for c in implementation.capabilities} - {c.value for c in Capability}
     if unknown:
         raise pytest.UsageError(f"--impl {spec!r}: unknown capabilities {sorted(unknown)}")
+    try:
+        declared_agent_id_pattern(implementation)
+    except AgentIdPatternError as error:
+        raise pytest.UsageError(f"--impl {spec!r}: {error}") from None
     return implementation
 
 

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import to_json
 
 from ..adapter import Refused, RunFailed
+from ..adapter._evolution import wire_data
 from ..errors import AdapterCrashed, AdapterFailure, AdapterProtocolError, AdapterReportedError
 from ._process import MAX_LINE, AdapterProcess
 from ._reply_line import UnreadableReply, clip, read_reply, read_result, summary
@@ -74,7 +76,7 @@ class Channel:
         """Write the request now and return the future its reply will resolve."""
         seq: int = getattr(request, "seq")  # noqa: B009 - every request model has one
         op: str = getattr(request, "op")  # noqa: B009
-        line = request.model_dump_json()
+        line = to_json(wire_data(request)).decode("utf-8")  # new fields at default left out
         if self.validate:
             try:
                 REQUESTS.validate_json(line, strict=True)
@@ -234,7 +236,7 @@ def outcome_of(op: str, delivered: Delivered) -> Any:
     if isinstance(reply, RefusedReply):
         raise Refused(reply.kind, reply.message)
     if isinstance(reply, FailedReply):
-        raise RunFailed(reply.message, reply.checkpoint)
+        raise RunFailed(reply.message, reply.checkpoint, cause=reply.cause)
     raise AdapterReportedError(op, reply.message, reply.traceback)
 
 

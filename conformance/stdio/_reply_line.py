@@ -26,7 +26,7 @@ MAX_DEPTH = 200
 _FIELDS = {
     "ok": ("seq", "status", "result"),
     "refused": ("seq", "status", "kind", "message"),
-    "failed": ("seq", "status", "message", "checkpoint"),
+    "failed": ("seq", "status", "message", "checkpoint", "cause"),
     "error": ("seq", "status", "message", "traceback"),
 }
 """Without --validate-protocol, unknown reply fields are ignored; with it, refused."""

@@ -41,6 +41,7 @@ from ..adapter import (
     HostUnderTest,
     Refused,
 )
+from ..adapter._evolution import closed_fields, not_applicable_for
 from ..errors import (
     AdapterCrashed,
     AdapterFailure,
@@ -146,6 +147,9 @@ class StdioImplementation:
         self.trace_tool: str | None = started.trace_tool
         self.trace_activation: str | None = started.trace_activation
         self.compaction_triggers: tuple[str, ...] = tuple(started.compaction_triggers)
+        self.agent_id_pattern: str | None = started.agent_id_pattern
+        self.notes: tuple[str, ...] = tuple(started.notes)
+        self.revision: int = started.revision
 
     @property
     def pid(self) -> int | None:
@@ -255,6 +259,9 @@ class StdioImplementation:
         if channel is None or not channel.healthy:
             channel = await asyncio.to_thread(self._healthy_channel)
         request = build(next(self._seq))
+        closed = closed_fields(request, self)
+        if closed:  # a field this adapter was written before: never sent, the law N/A
+            not_applicable_for(closed, "this cmd: adapter")
         future = channel.submit(request)
         timeout = self.options.reply_timeout if timeout is None else timeout
         try:

@@ -24,13 +24,16 @@ from pydantic import (
     StrictInt,
     TypeAdapter,
     create_model,
+    field_validator,
 )
 
 from ..adapter import (
     AGENT,
     BACKEND,
     DAMAGE_SESSION,
+    FIRST_REVISION,
     HOST,
+    REVISION,
     SESSION,
     AbandonedPause,
     Capability,
@@ -38,9 +41,11 @@ from ..adapter import (
     Delivery,
     Op,
     RefusalKind,
+    RunFailureCause,
     StrictIdentityReport,
     StrictPending,
     StrictRunOutcome,
+    agent_id_pattern_problem,
 )
 from ..wire.ir import Dialect
 
@@ -294,15 +299,21 @@ class RefusedReply(_Message):
 
 
 class FailedReply(_Message):
-    """The run failed (the provider kept failing, a stream broke) instead of answering,
-    pausing or being refused: the suite's `RunFailed`. `checkpoint` is the runtime's last
-    good conversation, or null when it hands none back (the laws about it are then
-    NOT_APPLICABLE)."""
+    """The run failed instead of answering, pausing or being refused: the suite's
+    `RunFailed`. `cause` is why: `provider` (the default: the provider kept failing, its
+    stream broke) or `runtime` (the run ended in the runtime's own error, no provider
+    fault). `checkpoint` is the runtime's last good conversation, or null when it hands
+    none back (the laws about it are then NOT_APPLICABLE)."""
 
     seq: Seq
     status: Literal["failed"] = "failed"
     message: str
     checkpoint: Any = None
+    cause: RunFailureCause = Field(
+        default="provider",
+        description="provider: the provider kept failing or its stream broke; runtime: the "
+        "run ended in the runtime's own error (an error event or error of its own)",
+    )
 
 
 class ErrorReply(_Message):
@@ -362,6 +373,34 @@ class StartResult(_Message):
         description="which compaction triggers (trigger_turns, trigger_chars) the runtime "
         "honours; the compaction law is played once per trigger listed",
     )
+    agent_id_pattern: str | None = Field(
+        default=None,
+        description="a Python regular expression every agent id the runtime accepts fully "
+        "matches; the laws then use only ids matching both it and the safe default "
+        "(conformance.adapter.SAFE_AGENT_ID_PATTERN). It must fully match 'agent', "
+        "'billing' and 'support'; null: the default alone",
+    )
+    revision: StrictInt = Field(
+        default=FIRST_REVISION,
+        ge=FIRST_REVISION,
+        description="the revision of protocol v1 the adapter was written against (this "
+        f"suite speaks revision {REVISION}); a parameter added in a later revision than "
+        "the adapter's is never sent to it, and a law needing one is NOT_APPLICABLE",
+    )
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what a reader of the results must know (a setting the adapter turned "
+        "on, how it maps a door): recorded in the results header, as a Python "
+        "implementation's notes are",
+    )
+
+    @field_validator("agent_id_pattern")
+    @classmethod
+    def _usable_pattern(cls, pattern: str | None) -> str | None:
+        problem = agent_id_pattern_problem(pattern)
+        if problem is not None:
+            raise ValueError(problem)
+        return pattern
 
 
 RESULTS: dict[str, TypeAdapter[Any]] = {

@@ -26,6 +26,7 @@ from ..adapter import (
     BACKEND,
     DAMAGE_SESSION,
     HOST,
+    REVISION,
     SESSION,
     AgentUnderTest,
     BackendUnderTest,
@@ -83,7 +84,8 @@ class _Server:
 
     async def handle(self, line: str) -> None:
         try:
-            request: Request = REQUESTS.validate_json(line, strict=True)
+            # types strict, unknown fields ignored: a newer suite's field is not an error
+            request: Request = REQUESTS.validate_json(line, strict=True, extra="ignore")
         except ValidationError as error:
             seq = _seq_of(line)
             message = f"not a protocol v{PROTOCOL_VERSION} request: {summary(error)}"
@@ -98,7 +100,12 @@ class _Server:
             self.write(RefusedReply(seq=request.seq, kind=refusal.kind, message=refusal.message))
         except RunFailed as failure:
             self.write(
-                FailedReply(seq=request.seq, message=failure.message, checkpoint=failure.checkpoint)
+                FailedReply(
+                    seq=request.seq,
+                    message=failure.message,
+                    checkpoint=failure.checkpoint,
+                    cause=failure.cause,
+                )
             )
         except Exception as error:
             self.write(
@@ -127,6 +134,11 @@ class _Server:
                 compaction_triggers=list(
                     getattr(self.implementation, "compaction_triggers", ("turns",))
                 ),
+                agent_id_pattern=getattr(self.implementation, "agent_id_pattern", None),
+                notes=[str(note) for note in getattr(self.implementation, "notes", ())],
+                # serve knows every field of its suite; an implementation written
+                # against an older revision says so
+                revision=getattr(self.implementation, "revision", REVISION),
             )
         if isinstance(request, StopRequest):
             await self.close_all()

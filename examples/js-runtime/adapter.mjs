@@ -23,6 +23,8 @@ const START = {
   capabilities: ["follow_up", "continue_from", "named_agents", "in_flight_guard", "call_service"],
   dialects: ["openai-chat"],
   deliveries: ["whole"], // runtime.mjs reads one JSON body per call; it never streams
+  revision: 2, // written against protocol v1 revision 2 (docs/adapter-protocol.md)
+  notes: ["run() builds a new conversation on the agent; follow_up() continues it"],
 };
 
 const REFUSALS = {

@@ -17,6 +17,7 @@ from syrupy.assertion import SnapshotAssertion
 
 PUBLIC_PACKAGES = [
     "conformance.adapter",
+    "conformance.adapters",
     "conformance.batteries",
     "conformance.catalog",
     "conformance.errors",

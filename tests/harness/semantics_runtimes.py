@@ -211,7 +211,33 @@ class _CompactsBySize(ReferenceImplementation):
         return await super().create_agent(spec)
 
 
+def _consumed(checkpoint: Any) -> Any:
+    """Read a checkpoint the way a loader that pops what it reads does: the dict it was
+    handed is empty afterwards."""
+    if not isinstance(checkpoint, dict):
+        return checkpoint
+    loaded = {key: checkpoint.pop(key) for key in list(checkpoint)}
+    return loaded
+
+
+class _ConsumingAgent(ReferenceAgent):
+    """Its loader mutates the checkpoint it is handed (it pops every key), at every door
+    that takes one: legal, since the checkpoint it was handed is its own."""
+
+    async def run(self, message: str, *, continue_from: Any = None, **kwargs: Any) -> Any:
+        return await super().run(message, continue_from=_consumed(continue_from), **kwargs)
+
+    async def resume(self, checkpoint: Any, decision: str | None, **kwargs: Any) -> Any:
+        return await super().resume(_consumed(checkpoint), decision, **kwargs)
+
+
+class _ConsumesCheckpoints(ReferenceImplementation):
+    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
+        return _ConsumingAgent(*self.build_agent(spec))
+
+
 mints_ids = ReferenceImplementation(_MintsIds, name="mints ids per agent and run")
+consumes_checkpoints = _ConsumesCheckpoints(name="loader pops what it reads")
 compacts_by_size = _CompactsBySize(name="compacts by size only")
 trace_needs_activation = ReferenceImplementation(_ActivatedTrace, name="trace needs activation")
 trace_needs_activation.trace_activation = ACTIVATION  # type: ignore[attr-defined]

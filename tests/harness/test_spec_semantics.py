@@ -180,3 +180,13 @@ def test_the_start_reply_carries_the_activation_tool_and_the_triggers(
     results = judged(suite, tmp_path, command, f"conformance.laws.{module}")
     assert any(r.law == law and r.outcome is Outcome.PASS for r in results.records)
     assert failures(results) == []
+
+
+def test_a_runtime_whose_loader_mutates_the_checkpoint_it_is_handed_passes(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    # the failure-path laws hand one paused checkpoint to run(continue_from=), then to
+    # resume twice: each door must get the checkpoint as the suite took it
+    results = judged(suite, tmp_path, "consumes_checkpoints", "conformance.laws.test_failure")
+    assert results.records
+    assert failures(results) == []

@@ -149,3 +149,31 @@ def test_fixture_fails_the_test_at_teardown(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
     result.assert_outcomes(passed=3, errors=2)
     result.stdout.fnmatch_lines(["*[[]unused_steps[]]*", "*[[]unmatched[]]*"])
+
+
+def test_a_test_skipped_half_way_leaves_its_script_unused_but_not_its_findings(
+    pytester: pytest.Pytester,
+) -> None:
+    # NOT_APPLICABLE found half way (the runtime cannot be asked what the test needs):
+    # the steps it never got to are no finding, a request that broke the script still is
+    pytester.makepyfile(
+        """
+        import openai, pytest
+        from conformance.wire import text
+
+        ASK = [{"role": "user", "content": "x"}]
+
+        def test_skipped_before_its_calls(fake_provider):
+            fake_provider.script([text("a"), text("b")])
+            pytest.skip("NOT_APPLICABLE: the adapter cannot be told it")
+
+        def test_skipped_after_an_unscripted_call(loopback_provider):
+            client = openai.OpenAI(base_url=loopback_provider.base_url, api_key="k", max_retries=0)
+            with pytest.raises(openai.BadRequestError):
+                client.chat.completions.create(model="m", messages=ASK)
+            pytest.skip("NOT_APPLICABLE: after the fact")
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:asyncio")
+    result.assert_outcomes(skipped=2, errors=1)
+    result.stdout.fnmatch_lines(["*test_skipped_after_an_unscripted_call*", "*[[]unmatched[]]*"])

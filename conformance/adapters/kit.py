@@ -1,10 +1,24 @@
-"""What the adapters do alike: SDK clients for the fake, refusals and failures renamed.
+"""The adapter kit: what Python adapters do alike, for yours too (`conformance.adapters.kit`).
 
-Shared facts in a private module, not a base class: each adapter (the three here and
-`reference_impl/conformance_adapter.py`) stays a plain class over its own framework and
-calls these where its logic is the same. Each SDK is imported when a client of it is
-asked for, not with this module: a host or session process that speaks Anthropic, and a
-`--collect-only`, should not pay ~0.5 s for openai (the framework extras lack anthropic).
+- `openai_client(spec)`, `anthropic_client(spec)`, `openai_http()`: the official SDK
+  clients (or the HTTP client under one) pointed at the fake the spec names, trusting
+  the suite's local TLS. Any HTTP client works against the fake (it is a real loopback
+  server, so aiohttp, requests or a runtime's own client are recorded alike); these only
+  save the set-up.
+- `call_service(base_url, key)`: the body of the catalog's `call_service` tool.
+- `refusing(Refusal(error, kind, says=None), ...)`: rename the runtime's own refusals
+  to `Refused` with the suite's kinds.
+- `reporting_failures(checkpoint_of, failed=provider_failure, runtime_failed=...)`:
+  report a run that failed as `RunFailed`, with its cause and last good checkpoint;
+  `provider_failure(error)` tells a provider's failure (an SDK or HTTP-stack error,
+  anywhere down the chain of causes).
+
+Shared facts in a module, not a base class: each adapter (the three here,
+`reference_impl/conformance_adapter.py`, yours) stays a plain class over its own
+framework and calls these where its logic is the same. Each SDK is imported when a
+client of it is asked for, not with this module: a host or session process that speaks
+Anthropic, and a `--collect-only`, should not pay ~0.5 s for openai (the framework
+extras lack anthropic).
 """
 
 from __future__ import annotations
@@ -14,7 +28,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from .._tls import SHARED_TLS
-from ..adapter import JSON, AgentSpec, RefusalKind, Refused, RunFailed
+from ..adapter import JSON, AgentSpec, RefusalKind, Refused, RunFailed, RunFailureCause
 from ..catalog import service_url
 
 if TYPE_CHECKING:
@@ -104,20 +118,51 @@ def provider_failure(error: BaseException) -> bool:
     return False
 
 
+def _none(error: BaseException) -> None:
+    return None
+
+
+def _never(error: BaseException) -> bool:
+    return False
+
+
 @contextmanager
 def reporting_failures(
-    checkpoint_of: Callable[[BaseException], JSON | None] = lambda error: None,
+    checkpoint_of: Callable[[BaseException], JSON | None] = _none,
     *,
     failed: Callable[[BaseException], bool] = provider_failure,
+    runtime_failed: Callable[[BaseException], bool] = _never,
 ) -> Iterator[None]:
     """Report a run that failed as `RunFailed` with the runtime's last good checkpoint
-    (`checkpoint_of` the error; None when the runtime hands none back). Only errors
-    `failed` recognises are run failures; anything else propagates as it was (an ERROR)."""
+    (`checkpoint_of` the error; None when the runtime hands none back). Errors `failed`
+    recognises are provider failures (`cause="provider"`), errors `runtime_failed`
+    recognises the runtime's own (`cause="runtime"`: an error of its own ended the run,
+    no provider fault); anything else propagates as it was (an ERROR)."""
     try:
         yield
     except (Refused, RunFailed):
         raise
     except Exception as error:
-        if not failed(error):
+        cause: RunFailureCause
+        if failed(error):
+            cause = "provider"
+        elif runtime_failed(error):
+            cause = "runtime"
+        else:
             raise
-        raise RunFailed(f"{type(error).__name__}: {error}", checkpoint_of(error)) from error
+        raise RunFailed(
+            f"{type(error).__name__}: {error}", checkpoint_of(error), cause=cause
+        ) from error
+
+
+__all__ = [
+    "Refusal",
+    "ServiceFailedError",
+    "anthropic_client",
+    "call_service",
+    "openai_client",
+    "openai_http",
+    "provider_failure",
+    "refusing",
+    "reporting_failures",
+]
