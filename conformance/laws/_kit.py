@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from ..adapter import (
+    SAFE_AGENT_ID_PATTERN,
     AgentSpec,
     AgentUnderTest,
     ApprovalRequestEvent,
@@ -133,12 +134,6 @@ def long_turn(message: str, size: int = 600) -> str:
 # --- premises and plain facts ----------------------------------------------------------
 
 
-SAFE_AGENT_ID_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_-]{0,14}[A-Za-z0-9])?"
-"""The agent ids the suite makes up by default: 1 to 16 ASCII letters, digits, '-' and
-'_', a letter first and no separator last, which a runtime with a name grammar takes.
-(conformance.adapter exports the same pattern once the protocol names it.)"""
-
-
 def agent_id_pattern_of(implementation: Implementation) -> str | None:
     """The ids the runtime accepts, as it declares them (`agent_id_pattern`, a regular
     expression every id must fully match); None when it declares none."""
@@ -194,6 +189,13 @@ def premise(law: str, holds: bool, message: str) -> None:
     test."""
     if not holds:
         raise PremiseNotMet(law, message)
+
+
+def kinds_for(message: str, kind: RefusalKind) -> frozenset[RefusalKind]:
+    """The refusal kinds a refusal-kind law accepts for `message`: `kind`, and for an
+    empty or whitespace message also `invalid_input`, the runtime refusing the input
+    itself before anything was sent (the core, judged by the law's own core test)."""
+    return frozenset({kind, RefusalKind.INVALID_INPUT} if not message.strip() else {kind})
 
 
 def untyped(error: BaseException) -> bool:
@@ -414,6 +416,7 @@ __all__ = [
     "has_next_turn",
     "holds_output",
     "holds_outputs",
+    "kinds_for",
     "last_carrying",
     "long_turn",
     "next_turn",

@@ -37,6 +37,7 @@ from ._kit import (
     ScriptedProvider,
     Step,
     declares,
+    kinds_for,
     next_turn,
     premise,
     text,
@@ -224,7 +225,7 @@ async def judge_refusals(
         premise(CORE, not kind, broken)
         raise LawViolation(CORE, broken)
     for what, door_came in came if kind else ():
-        if door_came.kind is not RefusalKind.RUN_IN_FLIGHT:
+        if door_came.kind not in kinds_for(message, RefusalKind.RUN_IN_FLIGHT):
             raise LawViolation(
                 KIND,
                 f"{cell}: {what} {door_came.said()}, not as a run in flight "

@@ -33,6 +33,7 @@ from ._kit import (
     ScriptedProvider,
     declares,
     holds_output,
+    kinds_for,
     next_turn,
     parallel_calls,
     premise,
@@ -208,7 +209,7 @@ async def judge_cell(
         premise(CORE, not kind, broken)
         raise LawViolation(CORE, broken)
     for what, door_came in came if kind else ():
-        if door_came.kind is not RefusalKind.PENDING_QUESTION:
+        if door_came.kind not in kinds_for(MESSAGES[message], RefusalKind.PENDING_QUESTION):
             raise LawViolation(
                 KIND,
                 f"{cell}: {what} {door_came.said()}, not as a pending question "

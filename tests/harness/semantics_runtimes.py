@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from email.utils import format_datetime
 from typing import Any
 
-from conformance.adapter import AgentSpec
+from conformance.adapter import AgentSpec, RefusalKind, Refused, RunOutcome
 from reference_impl import (
     Agent,
     AgentConfig,
@@ -200,6 +200,33 @@ class _NameGrammar(ReferenceImplementation):
         return await super().create_agent(spec)
 
 
+class _BlankRefusingAgent(ReferenceAgent):
+    """Refuses an empty or whitespace message (or decision) as invalid input before
+    anything else: a runtime that validates its input first, whatever its state."""
+
+    @staticmethod
+    def _check(said: str | None) -> None:
+        if said is not None and not said.strip():
+            raise Refused(RefusalKind.INVALID_INPUT, "a message must have some text")
+
+    async def run(self, message: str, **kwargs: Any) -> RunOutcome:
+        self._check(message)
+        return await super().run(message, **kwargs)
+
+    async def follow_up(self, message: str) -> RunOutcome:
+        self._check(message)
+        return await super().follow_up(message)
+
+    async def resume(self, checkpoint: Any, decision: str | None, **kwargs: Any) -> RunOutcome:
+        self._check(decision)
+        return await super().resume(checkpoint, decision, **kwargs)
+
+
+class _RefusesBlankInput(ReferenceImplementation):
+    async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
+        return _BlankRefusingAgent(*self.build_agent(spec))
+
+
 class _CompactsBySize(ReferenceImplementation):
     """Compaction folds on a size budget only: a turn-count trigger is not honoured."""
 
@@ -241,6 +268,7 @@ consumes_checkpoints = _ConsumesCheckpoints(name="loader pops what it reads")
 compacts_by_size = _CompactsBySize(name="compacts by size only")
 trace_needs_activation = ReferenceImplementation(_ActivatedTrace, name="trace needs activation")
 trace_needs_activation.trace_activation = ACTIVATION  # type: ignore[attr-defined]
+refuses_blank_input = _RefusesBlankInput(name="refuses blank input first")
 name_grammar_undeclared = _NameGrammar(name="a name grammar, undeclared")
 name_grammar = _NameGrammar(name="a name grammar, declared")
 name_grammar.agent_id_pattern = _NameGrammar.GRAMMAR  # type: ignore[attr-defined]

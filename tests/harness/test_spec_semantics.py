@@ -148,6 +148,24 @@ def test_a_runtime_with_a_name_grammar_is_handed_only_names_it_declares(
     assert refused and all(r.outcome is Outcome.ERROR for r in refused), failures(undeclared)
 
 
+def test_a_runtime_refusing_blank_input_first_passes_the_refusal_kind_laws(
+    suite: pytest.Pytester, tmp_path: Path
+) -> None:
+    """An empty or whitespace message is refused as invalid_input, in flight or with a
+    question pending alike: refused before anything was sent, which is the core."""
+    results = judged(
+        suite,
+        tmp_path,
+        "refuses_blank_input",
+        "conformance.laws.test_in_flight",
+        "conformance.laws.test_pending",
+    )
+    laws = results.per_law()
+    assert laws["in-flight.refusal-kind"] is Outcome.PASS
+    assert laws["pending.refusal-kind"] is Outcome.PASS
+    assert failures(results) == []
+
+
 def test_a_runtime_noticing_dropped_turns_as_a_user_message_passes_the_window_law(
     suite: pytest.Pytester, tmp_path: Path
 ) -> None:
