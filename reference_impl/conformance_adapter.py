@@ -64,8 +64,8 @@ _REFUSALS = (
     Refusal(ConversationMismatchError, RefusalKind.MISMATCH),
     Refusal(RunInFlightError, RefusalKind.RUN_IN_FLIGHT),
     Refusal(PendingQuestionError, RefusalKind.PENDING_QUESTION),
-    Refusal(InvalidCheckpointError, RefusalKind.INVALID_CHECKPOINT),
     Refusal(InvalidMessageError, RefusalKind.INVALID_INPUT),
+    Refusal(InvalidCheckpointError, RefusalKind.INVALID_CHECKPOINT),
 )
 """The runtime's refusals, in the suite's kinds; anything else propagates."""
 

@@ -49,7 +49,8 @@ def revision_of(implementation: Any) -> int:
     """The revision of v1 an implementation declares it was written for (a `cmd:`
     adapter's `start` reply; an in-process one is read by its methods instead)."""
     revision = getattr(implementation, "revision", FIRST_REVISION)
-    return revision if isinstance(revision, int) and not isinstance(revision, bool) else 1
+    valid = isinstance(revision, int) and not isinstance(revision, bool)
+    return revision if valid else FIRST_REVISION
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,10 @@ const START = {
   dialects: ["openai-chat"],
   deliveries: ["whole"], // runtime.mjs reads one JSON body per call; it never streams
   revision: 2, // written against protocol v1 revision 2 (docs/adapter-protocol.md)
-  notes: ["run() builds a new conversation on the agent; follow_up() continues it"],
+  notes: [
+    "run(): agent.run(message, { continueFrom }), a new message list from the checkpoint or none",
+    "follow_up(): agent.followUp(message), the last completed run's live message list",
+  ],
 };
 
 const REFUSALS = {

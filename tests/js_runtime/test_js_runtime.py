@@ -80,6 +80,9 @@ def test_the_js_runtime_passes_what_it_declares_except_its_known_gap(tmp_path: P
         "in_flight_guard",
         "named_agents",
     ]
+    # the start reply's notes say how its doors map (a cmd: adapter's, like a Python one's)
+    notes = read.header["implementation_notes"]
+    assert [note.split(":")[0] for note in notes] == ["run()", "follow_up()"]
     outcomes = read.per_law()
     assert {law for law, o in outcomes.items() if o is Outcome.PASS} == DECLARED_AND_PASSING
     assert {law: outcomes[law] for law in KNOWN_GAPS} == dict.fromkeys(KNOWN_GAPS, Outcome.XFAIL)

@@ -65,10 +65,12 @@ def test_sessions_are_opened_only_by_the_backends_two_openers() -> None:
 
 
 def test_the_refusals_and_capabilities_are_the_contracts() -> None:
-    """docs/sessions.md: session ops may be refused as session_unusable, a resume (and a
-    conversation read) as unknown_id; each op needs the capability the contract names."""
+    """docs/sessions.md: session ops may be refused as session_unusable (and a send as
+    invalid_input), a resume (and a conversation read) as unknown_id; each op needs the
+    capability the contract names."""
     for op in SESSION.methods:
-        assert op.refusals == {RefusalKind.SESSION_UNUSABLE}, op.name
+        invalid = {RefusalKind.INVALID_INPUT} if op.name == "send" else set()
+        assert op.refusals == {RefusalKind.SESSION_UNUSABLE, *invalid}, op.name
     assert SESSION.close.refusals == frozenset()
     unknown = [op.name for op in BACKEND.ops() if RefusalKind.UNKNOWN_ID in op.refusals]
     assert unknown == ["create_session", "resume_session", "list_conversations", "list_messages"]
