@@ -55,6 +55,8 @@ from ..adapter import (
     ToolCallEvent,
     ToolName,
     ToolResultEvent,
+    agent_id_fits,
+    declared_agent_id_pattern,
 )
 from ..errors import AdapterFailure as _AdapterFailure
 from ..errors import AdapterReportedError as _AdapterReportedError
@@ -134,13 +136,6 @@ def long_turn(message: str, size: int = 600) -> str:
 # --- premises and plain facts ----------------------------------------------------------
 
 
-def agent_id_pattern_of(implementation: Implementation) -> str | None:
-    """The ids the runtime accepts, as it declares them (`agent_id_pattern`, a regular
-    expression every id must fully match); None when it declares none."""
-    pattern = getattr(implementation, "agent_id_pattern", None)
-    return pattern if isinstance(pattern, str) and pattern else None
-
-
 def declares(implementation: Implementation, capability: Capability) -> bool:
     """Does the implementation declare `capability`? (A law needing an undeclared one
     is skipped by the runner; this is for a law whose *details* depend on one.)"""
@@ -189,6 +184,30 @@ def premise(law: str, holds: bool, message: str) -> None:
     test."""
     if not holds:
         raise PremiseNotMet(law, message)
+
+
+def last_said(request: RequestIR) -> str:
+    """The text of a request's last message: the new user message, or a decision given
+    to resume as the asking call's result."""
+    return request.messages[-1].text if request.messages else ""
+
+
+def answer_attempts(fake: ScriptedProvider, attempted: Sequence[str]) -> None:
+    """Answer every request whose last message is one of `attempted` (a door tried where
+    it must refuse), before any other script: a runtime that lets it through gets an
+    answer, so the law tells what reached the model in its own words instead of the
+    fake reporting an exhausted script. Call it before the test's other scripts."""
+    said = set(attempted)
+    if said:
+        fake.script(
+            [text("Went ahead.")] * 8,
+            name="attempts that went ahead",
+            when=lambda request: (
+                last_said(request) in said
+                or any(holds_output(last_said(request), s) for s in said if s.strip())
+            ),
+            allow_unused=True,
+        )
 
 
 def kinds_for(message: str, kind: RefusalKind) -> frozenset[RefusalKind]:
@@ -404,13 +423,15 @@ __all__ = [
     "ToolCalls",
     "ToolName",
     "ToolResultEvent",
-    "agent_id_pattern_of",
+    "agent_id_fits",
+    "answer_attempts",
     "answer_of",
     "calling",
     "case_needs",
     "consultations",
     "consulting",
     "conversation_shown",
+    "declared_agent_id_pattern",
     "declares",
     "first_carrying",
     "has_next_turn",
@@ -418,6 +439,7 @@ __all__ = [
     "holds_outputs",
     "kinds_for",
     "last_carrying",
+    "last_said",
     "long_turn",
     "next_turn",
     "numbered_calls",

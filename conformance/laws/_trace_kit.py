@@ -19,8 +19,10 @@ import pytest
 from ..adapter import Capability, Implementation
 from ..wire import React, RequestIR, Text, ToolCalls, text, tool_call
 
-CONSULT_BUDGET = 4
-"""Calls one consultation may make: the first, with schema defaults, then informed ones."""
+CONSULT_BUDGET = 2
+"""Calls one consultation may make: the first, with the schema's defaults, then one
+informed by its answer. Kept small: a runtime caps a turn's tool rounds, and a trace
+tool that improvises must not run the turn into that cap instead of being judged."""
 
 
 def trace_tool_of(implementation: Implementation) -> str:
@@ -102,13 +104,12 @@ def trace_results(request: RequestIR, tool: str) -> list[str]:
 
 _QUOTED = re.compile(r"""["'`]([^"'`\n]{1,64})["'`]""")
 _LISTED = re.compile(r":\s*([^:\n]{1,400})$", re.MULTILINE)
-_ID_LIKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:[-_.:][A-Za-z0-9]+)+\b")
 
 
 def offered_values(answer: str) -> list[str]:
     """What an answer offers to be asked for, in the order a reader meets it: the strings
-    of a JSON answer; else the items listed after a colon ("sections: tools, router"),
-    quoted names, and id-like tokens (run-3f2a, turn_2)."""
+    of a JSON answer; else the items listed after a colon ("sections: tools, router",
+    "completed runs: run-3f2a") and quoted names."""
     try:
         decoded = json.loads(answer)
     except ValueError:
@@ -119,7 +120,7 @@ def offered_values(answer: str) -> list[str]:
     else:
         for listed in _LISTED.findall(answer):
             found += [item.strip(" .;'\"`") for item in re.split(r"[,;]|\bor\b", listed)]
-        found += _QUOTED.findall(answer) + _ID_LIKE.findall(answer)
+        found += _QUOTED.findall(answer)
     seen: list[str] = []
     for value in found:
         if value and len(value) <= 64 and value not in seen:
@@ -165,9 +166,9 @@ def _grouped(
 def consulting(tool: str, *, times: int, until: Callable[[str], bool], answer: str) -> list[React]:
     """The model consulting `tool` `times` times in one turn, then answering `answer`.
 
-    Each consultation calls the tool with the schema's defaults; while the answer is not
-    one `until` accepts, it calls again, each time with the first argument set to another
-    value the last answer offered (`offered_values`), at most CONSULT_BUDGET calls. The
+    Each consultation calls the tool with the schema's defaults; when the answer is not
+    one `until` accepts, it calls again with the first argument set to a value the answer
+    offered (`offered_values`), at most CONSULT_BUDGET calls in all. The
     steps returned are enough for the longest consultations; those not needed are never
     asked for, so script them with `allow_unused` and a `when` of the turn's own."""
 

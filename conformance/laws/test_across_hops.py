@@ -85,8 +85,11 @@ async def test_every_hop_shows_the_whole_conversation(
         doors = [d if d != "follow_up" else "continue_here" for d in doors]
     opening = f"{BOOK} Reference {next(_counter)}."
     steps = [s for hop in range(len(doors) + 1) for s in hop_steps(hop, rounds[hop])]
-    fake.script(steps, when=lambda request: request.user_texts()[:1] == [opening])
-    agent: AgentUnderTest = await new_agent(tools=("echo",))
+    # A model of its own keeps this example's script apart from the others' whatever the
+    # runtime drops: a hop that lost the opening is judged below, in the law's words.
+    model = f"turnlaw-hops-{next(_counter)}"
+    fake.script(steps, model=model)
+    agent: AgentUnderTest = await new_agent(tools=("echo",), model=model)
     await agent.run(opening)
     users, answers, results = (
         [opening],
@@ -100,7 +103,7 @@ async def test_every_hop_shows_the_whole_conversation(
         else:
             held = roundtrip(await agent.checkpoint())
             if door == "continue_elsewhere":
-                agent = await new_agent(tools=("echo",))
+                agent = await new_agent(tools=("echo",), model=model)
             await agent.run(message, continue_from=held)
         users.append(message)
         first = fake.wire.requests[-(rounds[hop] + 1)]
@@ -170,8 +173,9 @@ async def test_every_hop_runs_under_the_identity_the_conversation_carries(
     steps: list[Step] = []
     for hop in range(len(doors) + 1):
         steps += [tool_call("whoami"), text(f"Answer {hop}.")]
-    fake.script(steps, when=lambda request: request.user_texts()[:1] == [opening])
-    agent: AgentUnderTest = await new_agent(tools=("whoami",))
+    model = f"turnlaw-hops-{next(_counter)}"
+    fake.script(steps, model=model)
+    agent: AgentUnderTest = await new_agent(tools=("whoami",), model=model)
     named = IdentitySpec(conversation_id=f"conv-{next(_counter)}", principal="first")
     await agent.run(opening, identity=named)
     for hop, door in enumerate(doors, start=1):
@@ -182,7 +186,7 @@ async def test_every_hop_runs_under_the_identity_the_conversation_carries(
         else:
             held = roundtrip(await agent.checkpoint())
             if door == "continue_elsewhere":
-                agent = await new_agent(tools=("whoami",))
+                agent = await new_agent(tools=("whoami",), model=model)
             passed = None
             if override is not None:
                 passed = IdentitySpec(conversation_id=f"conv-{override}", principal=override)

@@ -95,8 +95,11 @@ async def play(
         tool, call = "call_service", tool_call("call_service", {"key": SERVICE_KEY})
     else:
         tool, call = "echo", tool_call("echo", {"text": OUTCOME})
-    steps: list[Step] = [call, *(text(answer) for answer in ANSWERS)]
-    fake.script(steps, name="turns", when=lambda r: not is_summary_call(r))
+    # Spare answers: a runtime whose window cuts a turn's calls from their results may
+    # send a request the routing takes for another, and the law then judges what each
+    # request showed in its own words, not as an exhausted script.
+    steps: list[Step] = [call, *(text(answer) for answer in ANSWERS), *[text("Noted.")] * 3]
+    fake.script(steps, name="turns", when=lambda r: not is_summary_call(r), allow_unused=True)
     fake.script([text(SUMMARY)] * 2, name="summary", when=is_summary_call, allow_unused=True)
     compaction = CompactionSpec(
         keep_recent_turns=1,

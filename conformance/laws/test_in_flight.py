@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -36,6 +36,7 @@ from ._kit import (
     RunOutcome,
     ScriptedProvider,
     Step,
+    answer_attempts,
     declares,
     kinds_for,
     next_turn,
@@ -141,10 +142,18 @@ def door_of(
 
 @asynccontextmanager
 async def first_run_at(
-    moment: str, door: str, fake: ScriptedProvider, new_agent: AgentFactory, *, then: list[Step]
+    moment: str,
+    door: str,
+    fake: ScriptedProvider,
+    new_agent: AgentFactory,
+    *,
+    attempted: Sequence[str] = (),
 ) -> AsyncIterator[FirstRun]:
     """Start `agent.run(BOOK)` and bring it to `moment`; however the block ends, let the
-    first run go and wait for it. `then` is scripted after the first run's own steps."""
+    first run go and wait for it. A door tried with a message of `attempted` that goes
+    ahead is answered by a script of its own, so it spends none of the first run's steps
+    and the law says what reached the model in its own words."""
+    answer_attempts(fake, attempted)
     tools = ("ask_person",) if door == "resume" else ()
     end = moment == "answer streamed"
     hold = Hold(then=text(ANSWER), label="first-run", at="stream_end" if end else "start")
@@ -154,7 +163,7 @@ async def first_run_at(
         tools = (*tools, "call_service")
     else:
         steps = [hold]
-    fake.script([*material_steps(door), *steps, *then])
+    fake.script([*material_steps(door), *steps])
     material = await material_for(door, new_agent)
     agent = await new_agent(tools=tools)
     sent = len(fake.wire.requests)
@@ -278,7 +287,7 @@ async def test_no_door_at_any_moment_of_a_run_in_flight_reaches_the_model(
 ) -> None:
     skip_cell_without(implementation, door, moment)
     cell = f"{door} while the first run's {moment}"
-    async with first_run_at(moment, door, fake, new_agent, then=[]) as first:
+    async with first_run_at(moment, door, fake, new_agent, attempted=[THREE]) as first:
         await judge_refusals(first, fake, cell, THREE, kind=False)
 
 
@@ -293,7 +302,7 @@ async def test_every_door_at_every_moment_of_a_run_in_flight_is_refused_as_one(
 ) -> None:
     skip_cell_without(implementation, door, moment)
     cell = f"{door} while the first run's {moment}"
-    async with first_run_at(moment, door, fake, new_agent, then=[]) as first:
+    async with first_run_at(moment, door, fake, new_agent, attempted=[THREE]) as first:
         await judge_refusals(first, fake, cell, THREE)
 
 
@@ -308,8 +317,9 @@ async def test_an_odd_message_while_a_run_is_in_flight_reaches_nothing(
 ) -> None:
     skip_cell_without(implementation, door)
     cell = f"{door} with an {odd} message while the first run's request is held"
-    async with first_run_at("request held", door, fake, new_agent, then=[]) as first:
-        await judge_refusals(first, fake, cell, ODD_MESSAGES[odd], kind=False)
+    message = ODD_MESSAGES[odd]
+    async with first_run_at("request held", door, fake, new_agent, attempted=[message]) as first:
+        await judge_refusals(first, fake, cell, message, kind=False)
 
 
 @pytest.mark.law("in-flight.refusal-kind")
@@ -323,8 +333,9 @@ async def test_an_odd_message_while_a_run_is_in_flight_is_still_refused(
 ) -> None:
     skip_cell_without(implementation, door)
     cell = f"{door} with an {odd} message while the first run's request is held"
-    async with first_run_at("request held", door, fake, new_agent, then=[]) as first:
-        await judge_refusals(first, fake, cell, ODD_MESSAGES[odd])
+    message = ODD_MESSAGES[odd]
+    async with first_run_at("request held", door, fake, new_agent, attempted=[message]) as first:
+        await judge_refusals(first, fake, cell, message)
 
 
 @pytest.mark.law("in-flight.first-run-intact")
@@ -351,7 +362,7 @@ async def test_refused_attempts_at_any_moment_leave_the_first_runs_conversation_
         when=lambda r: carries(THREE)(r) and not carries(chair)(r),
         allow_unused=True,
     )
-    async with first_run_at(moment, door, fake, new_agent, then=[]) as first:
+    async with first_run_at(moment, door, fake, new_agent) as first:
         # What the attempt did is the other laws' business; this one judges the state.
         tried = asyncio.create_task(attempt(first.door_input(THREE)))
         parked = asyncio.create_task(held.arrived(timeout=WAITED))

@@ -31,6 +31,7 @@ from ._kit import (
     RequestIR,
     RunOutcome,
     ScriptedProvider,
+    answer_attempts,
     declares,
     holds_output,
     kinds_for,
@@ -173,6 +174,7 @@ async def judge_cell(
     steps = [tool_call("ask_person", {"question": QUESTION})]
     if source == SOURCES[3]:
         steps.append(tool_call("ask_person", {"question": "Approve order 9?"}))
+    answer_attempts(fake, [MESSAGES[message], THREE])
     fake.script(steps)
     agent, paused = await paused_agent(new_agent)
     premise(

@@ -9,7 +9,6 @@ its prompt, tools or model.
 from __future__ import annotations
 
 import itertools
-import re
 
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -26,8 +25,9 @@ from ._kit import (
     RefusalKind,
     Refused,
     ScriptedProvider,
-    agent_id_pattern_of,
+    agent_id_fits,
     conversation_shown,
+    declared_agent_id_pattern,
     text,
 )
 
@@ -115,11 +115,11 @@ class Cast:
 
     def __init__(self, new_agent: AgentFactory, pattern: str | None) -> None:
         self._new_agent = new_agent
-        self._pattern = re.compile(pattern) if pattern else None
+        self._pattern = pattern
 
     def accepts(self, agent_id: AgentId) -> bool:
-        """Would the runtime take this id (its declared `agent_id_pattern`, if any)?"""
-        return agent_id is None or self._pattern is None or bool(self._pattern.fullmatch(agent_id))
+        """Would the runtime take this id (the safe default and its declared pattern)?"""
+        return agent_id is None or agent_id_fits(agent_id, self._pattern)
 
     async def agent(self, agent_id: AgentId, model: str) -> AgentUnderTest:
         return await self._new_agent(id=agent_id, model=model)
@@ -127,7 +127,7 @@ class Cast:
 
 @pytest.fixture
 def cast(new_agent: AgentFactory, implementation: Implementation) -> Cast:
-    return Cast(new_agent, agent_id_pattern_of(implementation))
+    return Cast(new_agent, declared_agent_id_pattern(implementation))
 
 
 # The truth table is checked by three property tests, one per kind of pair, so that a
