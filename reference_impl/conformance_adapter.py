@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from conformance.adapter import (
     JSON,
+    RETIRED_CAPABILITIES,
     AgentSpec,
     Capability,
     Delivery,
@@ -190,7 +191,7 @@ applies."""
 
 class ReferenceImplementation:
     name = "turnlaw reference_impl"
-    capabilities = frozenset(Capability)
+    capabilities = frozenset(Capability) - RETIRED_CAPABILITIES
     dialects = frozenset(Dialect)
     deliveries = frozenset(Delivery)
     trace_tool = TRACE_TOOL_NAME
@@ -225,7 +226,7 @@ class ReferenceImplementation:
             frozenset() if sessions else SESSION_CAPABILITIES
         )
         if undeclared:
-            self.capabilities = frozenset(Capability) - undeclared
+            self.capabilities = frozenset(Capability) - RETIRED_CAPABILITIES - undeclared
 
     def provider_for(self, spec: AgentSpec) -> Any:
         """The model provider for this spec: the official SDK for its dialect."""

@@ -61,6 +61,7 @@ from ._session_types import (
 )
 from ._types import (
     JSON,
+    RETIRED_CAPABILITIES,
     AbandonedPause,
     AgentSpec,
     Capability,
@@ -92,6 +93,7 @@ __all__ = [
     "JSON",
     "MAX_AGENT_ID_PATTERN_LENGTH",
     "REQUIRED_AGENT_IDS",
+    "RETIRED_CAPABILITIES",
     "REVISION",
     "SAFE_AGENT_ID_PATTERN",
     "SESSION",

@@ -32,6 +32,8 @@ class Capability(StrEnum):
     WINDOW = "window"
     COMPACTION = "compaction"
     IN_FLIGHT_GUARD = "in_flight_guard"
+    """Retired: the in-flight laws apply to every agent that keeps a conversation. Still
+    accepted from adapters written before, it excludes nothing."""
     CALL_SERVICE = "call_service"  # offers the catalog's call_service tool
     HOSTING = "hosting"
     HOSTING_ENQUEUE = "hosting_enqueue"
@@ -50,6 +52,10 @@ class Capability(StrEnum):
     SESSION_DROP = "session_drop"
     SESSION_KILL = "session_kill"
     CONVERSATIONS_API = "conversations_api"
+
+
+RETIRED_CAPABILITIES = frozenset({Capability.IN_FLIGHT_GUARD})
+"""Capabilities an adapter may still declare that no law needs any more."""
 
 
 class Delivery(StrEnum):

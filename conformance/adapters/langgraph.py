@@ -78,9 +78,9 @@ The laws, one by one, as the fresh run (nox -s thirdparty-langgraph) judges them
   `ToolRuntime.context`, which holds what the caller passed as `context=` and is None
   when nothing was; langgraph makes up no namespace of its own (the only other key a tool
   sees, the thread_id in its config, is one the caller names).
-- in-flight.refused-before-send, in-flight.first-run-intact: FAIL. in_flight_guard is
-  declared because langgraph has the concept (a checkpointed thread, one agent's runs)
-  and guards nothing: a second run while one is in flight goes to the model at once, and
+- in-flight.refused-before-send, in-flight.first-run-intact: FAIL. They apply because the
+  agent keeps a conversation (a checkpointed thread, one agent's runs), and langgraph
+  guards nothing: a second run while one is in flight goes to the model at once, and
   a second invoke on a busy thread runs too, the thread keeping only the run that
   finished last (tests/thirdparty, examples/thirdparty/langgraph_in_flight.py). The
   "reject" multitask strategy belongs to the LangGraph server, not this package.
@@ -365,7 +365,6 @@ class LangGraphImplementation:
             Capability.IDENTITY,
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
-            Capability.IN_FLIGHT_GUARD,
             Capability.CALL_SERVICE,
         }
     )
@@ -379,8 +378,8 @@ class LangGraphImplementation:
         "SQLite file",
         "follow_up continues the thread_id the agent last named; before any run it names a "
         "fresh one, as a langgraph caller would, and langgraph runs it as a first turn",
-        "in_flight_guard is declared because a thread can be invoked while a run on it is "
-        "in flight; langgraph (the library, not the LangGraph server) guards nothing",
+        "a thread can be invoked while a run on it is in flight; langgraph (the library, not "
+        "the LangGraph server) guards nothing",
         "abandon_pause closes the asking call through update_state(as_node='tools') with a "
         "result text the adapter writes: langgraph has no abandon of its own",
         "a follow-up on a paused thread raises langgraph's INVALID_CHAT_HISTORY ValueError "

@@ -83,9 +83,9 @@ Law by law (the final verdicts of the run against 0.24.0)
   identity ladder (no namespace derived from a session or a run), so a reported source
   would be the adapter's invention; an SDK `Session` is a stored history a run replays,
   not an id a run hands its tools.
-- in-flight.refused-before-send, in-flight.first-run-intact (in_flight_guard): declared
-  because the SDK has the concept (concurrent `Runner.run` calls on one Agent, or on one
-  Session) and guards nothing: a second run while the first is in flight is sent. FAIL.
+- in-flight.refused-before-send, in-flight.first-run-intact: they apply (the agent keeps a
+  conversation: follow_up, continue_from and pause are declared), and the SDK guards
+  nothing (concurrent `Runner.run` calls on one Agent, or on one Session): a second run while the first is in flight is sent. FAIL.
 - pending.refuses-new-message (pause): a new `Runner.run` while an interruption is pending
   is sent, and `add_input` on the paused `RunState` is accepted and staged. FAIL.
   pending.resume-continues, pending.abandon-returns-dropped: `approve` / `reject` on the
@@ -93,7 +93,7 @@ Law by law (the final verdicts of the run against 0.24.0)
 - memory.*: N/A, `memory` left out: the SDK recalls nothing into the system prompt.
 - window.*: N/A, `window` left out: a run has no turn window. The nearest thing,
   `SessionSettings(limit=)`, caps how many items a `Session` hands back (items, not
-  turns) and belongs to sessions; the law also needs follow_up.
+  turns) and belongs to sessions.
 - compaction.*: N/A, `compaction` left out: the SDK's
   `OpenAIResponsesCompactionSession` calls the provider's `responses.compact` endpoint, so
   what is folded is decided and kept server-side, not in a checkpoint the suite can judge.
@@ -345,7 +345,6 @@ class OpenAIAgentsImplementation:
             Capability.IDENTITY,
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
-            Capability.IN_FLIGHT_GUARD,
             Capability.CALL_SERVICE,
         }
     )

@@ -51,12 +51,13 @@ Law by law (verdicts from the pinned run):
 - identity.reaches-tools (identity, tool_context): the named id and deps reach `ctx`. PASS.
 - memory.* (memory left out): no recall across conversations. N/A.
 - window.bounds-what-is-shown (window left out): no built-in window; history processors
-  are functions the user writes. N/A (the law also needs follow_up).
+  are functions the user writes. N/A.
 - compaction.folded-travels (compaction left out): `OpenAICompaction` and
   `AnthropicCompaction` exist but are provider-side only (the provider folds, through
   `context_management` or OpenAI's `/responses/compact`); the framework folds nothing and
-  the fake serves neither. N/A (the law also needs follow_up).
-- in-flight.refused-before-send, in-flight.first-run-intact (in_flight_guard):
+  the fake serves neither. N/A.
+- in-flight.refused-before-send, in-flight.first-run-intact (the agent keeps a
+  conversation: continue_from and pause are declared):
   `Agent(max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0))`, the framework's
   own setting, turned on here (by default an Agent runs any number of runs at once; see
   the implementation's notes); a second run raises ConcurrencyLimitExceeded. PASS.
@@ -309,7 +310,6 @@ class PydanticAIImplementation:
             Capability.IDENTITY,
             Capability.TOOL_CONTEXT,
             Capability.PAUSE,
-            Capability.IN_FLIGHT_GUARD,
             Capability.CALL_SERVICE,
         }
     )

@@ -20,7 +20,7 @@ const START = {
     homepage: null, // an example inside turnlaw: nothing published of its own
     issue_tracker: null,
   },
-  capabilities: ["follow_up", "continue_from", "named_agents", "in_flight_guard", "call_service"],
+  capabilities: ["follow_up", "continue_from", "named_agents", "call_service"],
   dialects: ["openai-chat"],
   deliveries: ["whole"], // runtime.mjs reads one JSON body per call; it never streams
   revision: 2, // written against protocol v1 revision 2 (docs/adapter-protocol.md)

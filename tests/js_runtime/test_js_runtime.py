@@ -77,7 +77,6 @@ def test_the_js_runtime_passes_what_it_declares_except_its_known_gap(tmp_path: P
         "call_service",
         "continue_from",
         "follow_up",
-        "in_flight_guard",
         "named_agents",
     ]
     # the start reply's notes say how its doors map (a cmd: adapter's, like a Python one's)
