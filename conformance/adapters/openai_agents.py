@@ -85,7 +85,8 @@ Law by law (the final verdicts of the run against 0.24.0)
   not an id a run hands its tools.
 - in-flight.refused-before-send, in-flight.first-run-intact: they apply (the agent keeps a
   conversation: follow_up, continue_from and pause are declared), and the SDK guards
-  nothing (concurrent `Runner.run` calls on one Agent, or on one Session): a second run while the first is in flight is sent. FAIL.
+  nothing (concurrent `Runner.run` calls on one Agent, or on one Session): a second run
+  while the first is in flight is sent. FAIL.
 - pending.refuses-new-message (pause): a new `Runner.run` while an interruption is pending
   is sent, and `add_input` on the paused `RunState` is accepted and staged. FAIL.
   pending.resume-continues, pending.abandon-returns-dropped: `approve` / `reject` on the
