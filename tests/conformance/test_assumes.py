@@ -24,9 +24,10 @@ def laws(**assumes: tuple[str, ...]) -> dict[str, Law]:
 
 def test_the_shipped_registry_has_sound_assumptions() -> None:
     assert assumption_problem(load_laws()) is None
-    assert load_laws()["checkpoint.no-trim"].assumes == (
-        "window.bounds-what-is-shown",
-        "continue-from.any-conversation",
+    assert load_laws()["checkpoint.no-trim"].assumes == ("continue-from.any-conversation",)
+    assert load_laws()["pending.refusal-kind"].assumes == (
+        "pending.refuses-new-message",
+        "pending.resume-continues",
     )
 
 
@@ -51,8 +52,8 @@ def test_a_chain_without_a_loop_is_fine() -> None:
 
 def test_docs_laws_md_lists_what_a_law_assumes() -> None:
     doc = laws_markdown()
-    entry = doc.split("## `checkpoint.no-trim`")[1].split("## ")[0]
-    assert "- assumes: `window.bounds-what-is-shown`, `continue-from.any-conversation`" in entry
+    entry = doc.split("## `pending.refusal-kind`")[1].split("## ")[0]
+    assert "- assumes: `pending.refuses-new-message`, `pending.resume-continues`" in entry
 
 
 def premises_by_test() -> list[tuple[str, list[str], str]]:

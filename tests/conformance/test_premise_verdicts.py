@@ -1,7 +1,8 @@
 """A failed premise is charged to its own law, and one root cause reads as one.
 
-Nested runs of two tiny law tests: `window.bounds-what-is-shown`'s own test, and a test of
-`checkpoint.no-trim` whose set-up needs the window to hold (its premise). The rule for the
+Nested runs of two tiny law tests: `pending.refuses-new-message`'s own test (the core),
+and a test of `pending.refusal-kind` whose set-up needs a refusal to come at all (its
+premise: a kind can only be read off a refusal). The rule for the
 exit status (docs/suite.md, "The exit status"): a premise ERROR is expected exactly when
 the manifest expects its premise law to FAIL — and that law's own tests then must still
 fail, or the entry is an XPASS and the run is red. So a runtime with one known failure
@@ -22,7 +23,9 @@ from conformance.runner.consequences import consequence_note, root_causes
 from conformance.runner.outcomes import Outcome
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
-WINDOW, NO_TRIM = "window.bounds-what-is-shown", "checkpoint.no-trim"
+WINDOW, NO_TRIM = "pending.refuses-new-message", "pending.refusal-kind"
+"""The premise law (the core) and the law resting on it (the kind); the names are the
+module's history: the no-trim law no longer rests on the window."""
 
 IMPL = """
 from conformance.adapter import Capability
@@ -49,15 +52,15 @@ WINDOW_HOLDS_IN_SET_UP = {set_up}
 NO_TRIM_HOLDS = {no_trim}
 
 
-@pytest.mark.law("window.bounds-what-is-shown")
+@pytest.mark.law("pending.refuses-new-message")
 def test_the_window_bounds_what_is_shown():
     assert WINDOW_HOLDS, "the window showed every turn"
 
 
-@pytest.mark.law("checkpoint.no-trim")
+@pytest.mark.law("pending.refusal-kind")
 def test_nothing_trims_the_stored_history():
     premise(
-        "window.bounds-what-is-shown", WINDOW_HOLDS_IN_SET_UP, "the set-up's window showed all"
+        "pending.refuses-new-message", WINDOW_HOLDS_IN_SET_UP, "the set-up's window showed all"
     )
     assert NO_TRIM_HOLDS, "the stored history was trimmed"
 """
@@ -208,13 +211,13 @@ from conformance.laws._kit import premise, text
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
 
 
-@pytest.mark.law("checkpoint.no-trim")
+@pytest.mark.law("pending.refusal-kind")
 def test_a_premise_break_the_fake_also_saw(fake):
     fake.script([text("the only answer scripted")])
     url = f"{fake.base_url}/chat/completions"
     sent = [httpx.post(url, json=BODY, headers={"authorization": "Bearer k"}) for _ in "ab"]
     # the second request is one the script did not allow: the fake saw the break too
-    premise("window.bounds-what-is-shown", len(sent) == 1, "two requests where one was due")
+    premise("pending.refuses-new-message", len(sent) == 1, "two requests where one was due")
 """
 
 
