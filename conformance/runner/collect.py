@@ -27,11 +27,19 @@ from ..lawdoc import LAWS_DOC, law_lines, law_location
 from ..registry import Level, load_laws
 from .capability_words import not_applicable_in_words
 from .consequences import consequence_note, root_causes
+from .doors import missing_door_law, refused_act
 from .expectations import Expectation, ExpectationsError, load_expectations
 from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
 from .report_text import clipped_failure, failure_message, markdown_cell, report_reason
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
-from .verdict import law_outcomes, manifest_problems, red_reasons, tolerated
+from .verdict import (
+    beside_note,
+    law_outcomes,
+    manifest_problems,
+    red_reasons,
+    rows_beside,
+    tolerated,
+)
 
 __all__ = [
     "Collector",
@@ -90,6 +98,7 @@ class Collector:
         """A failed record's message, whole (scrubbed), for the Markdown report: the
         record's own detail is clipped, the same on every machine."""
         self.report_md = report_md
+        self.declared = frozenset(str(c) for c in implementation.capabilities)
         self.adapter_broken = False
         self.selected: dict[str, tuple[str, ...]] = {}
         """Selected law tests (node id -> laws), once collection is done."""
@@ -144,22 +153,31 @@ class Collector:
         if report.when != "call" and not (report.failed or report.skipped):
             return None
         excinfo = getattr(call, "excinfo", None)
+        error = excinfo.value if excinfo is not None else None
         is_assertion = excinfo is not None and excinfo.errisinstance(
             (AssertionError, pytest.fail.Exception)
         )
+        # an act the law needed to succeed, refused or failed by the runtime: its FAIL
+        refused = refused_act(error) if report.when == "call" and report.failed else None
+        door_law = missing_door_law(error, self.declared) if report.failed else None
         timed_out = excinfo is not None and excinfo.errisinstance(AdapterTimeout)
         outcome = classify(
             report.when,
             report.failed,
             report.skipped,
             str(report.longrepr or ""),
-            is_assertion,
+            is_assertion or refused is not None,
             wire_broken,
             timed_out=timed_out,
         )
-        blamed = blamed_law(excinfo.value, laws) if excinfo is not None else None
+        blamed = blamed_law(error, laws)
         if outcome is Outcome.FAIL and blamed is not None:
             laws = [blamed]  # the failure named its law: only that one is charged
+        if door_law is not None:
+            # a declared door that is missing is the law about that door's FAIL, in
+            # whichever phase the test used it (set-up, the act, clean-up): the test's
+            # own laws get no verdict from it
+            outcome, laws = Outcome.FAIL, [door_law]
         premise = unmet_premise(excinfo.value) if excinfo is not None else None
         if premise is not None and outcome is Outcome.FAIL and not is_assertion:
             # The test found its premise broken; the fake's complaint (a request the
@@ -177,8 +195,11 @@ class Collector:
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(
             outcome, clipped_failure(longrepr)
         )
+        message = failure_message(excinfo) if outcome is not Outcome.PASS else ""
+        if refused is not None and outcome is Outcome.FAIL:
+            detail, message = f"E   {refused}\n{detail}", refused
         detail = self.scrub(detail)  # records are read back (repro files, the report)
-        message = self.scrub(failure_message(excinfo)) if outcome is not Outcome.PASS else ""
+        message = self.scrub(message)
         made = tuple(
             TestRecord(
                 law=law_id,
@@ -217,9 +238,7 @@ class Collector:
         return outcome is Outcome.FAIL and entry is not None and entry.outcome is Outcome.FAIL
 
     def per_law(self) -> dict[str, Outcome]:
-        return law_outcomes(
-            (record for records in self.by_law.values() for record in records), self.expected
-        )
+        return law_outcomes(self.all_records(), self.expected)
 
     def unjudged(self) -> list[str]:
         """Laws a selected test checks that no record judged (the run stopped, a test never
@@ -239,13 +258,21 @@ class Collector:
     def red_reasons(self) -> list[str]:
         """Why the run is red, from the per-law verdicts; empty: green."""
         return red_reasons(
-            self.per_law(), self.problems(), self.unjudged(), self.not_run(), self.expected
+            self.per_law(),
+            self.problems(),
+            self.unjudged(),
+            self.not_run(),
+            self.expected,
+            self.all_records(),
         )
+
+    def all_records(self) -> list[TestRecord]:
+        """Every record of the run, law by law."""
+        return [record for records in self.by_law.values() for record in records]
 
     def root_causes(self) -> dict[str, list[str]]:
         """law id -> the laws it rests on that failed too (see consequences.py)."""
-        records = (record for records in self.by_law.values() for record in records)
-        return root_causes(self.per_law(), records)
+        return root_causes(self.per_law(), self.all_records())
 
     def totals(self) -> dict[Outcome, int]:
         counts = dict.fromkeys(Outcome, 0)
@@ -264,11 +291,13 @@ class Collector:
         lines.append("")
         width = max((len(i) for i in outcomes), default=0)
         causes = self.root_causes()
+        beside = rows_beside(self.all_records(), outcomes)
         for law_id, entry in laws.items():
             if law_id in outcomes:
                 note = consequence_note(causes.get(law_id, []))
                 if outcomes[law_id] is Outcome.XPASS and tolerated(self.expected, law_id):
                     note = "known intermittent: the manifest accepts a pass"
+                note = "; ".join(n for n in (note, beside_note(beside.get(law_id, []))) if n)
                 lines.append(
                     f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id:<{width}}  "
                     f"{law_location(law_id, where)}" + (f"  ({note})" if note else "")
@@ -336,12 +365,19 @@ class Collector:
             "|---|---|---|---|",
         ]
         causes = self.root_causes()
+        beside = rows_beside(self.all_records(), outcomes)
         for law_id, entry in laws.items():
             if law_id not in outcomes:
                 continue
             cell = self._cell(law_id, outcomes[law_id])
             note = consequence_note(causes.get(law_id, []))
             cell = f"{note}: {cell}" if note and cell else note or cell
+            unjudging = beside.get(law_id, [])
+            if unjudging:
+                said = [f"{beside_note(unjudging)}."] + [
+                    f"{row.outcome.value} in {row.test}: {self._said(row)}" for row in unjudging
+                ]
+                cell = "\n".join([cell, *said]) if cell else "\n".join(said)
             rows.append(
                 f"| `{law_id}` | {entry.level.value} | {outcomes[law_id].value} | "
                 f"{markdown_cell(cell)} |"
@@ -365,6 +401,12 @@ class Collector:
         if outcome is Outcome.NOT_APPLICABLE:
             return not_applicable_in_words(shown.detail)
         return self.messages.get(shown) or shown.detail
+
+    def _said(self, record: TestRecord) -> str:
+        """A record's message in one line, for a report's cell."""
+        text = self.messages.get(record) or record.detail
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        return first[:300]
 
     def _text(self, text: str) -> str:
         """A report's text as written: scrubbed, and writable as UTF-8."""
