@@ -29,6 +29,7 @@ from .capability_words import not_applicable_in_words
 from .consequences import consequence_note, root_causes
 from .doors import missing_door_law, refused_act
 from .expectations import Expectation, ExpectationsError, load_expectations
+from .node_ids import normalized
 from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
 from .report_text import clipped_failure, failure_message, markdown_cell, report_reason
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
@@ -104,6 +105,9 @@ class Collector:
         """Selected law tests (node id -> laws), once collection is done."""
         self.reported: set[str] = set()
         """Law tests that wrote at least one record."""
+        self.ids: dict[str, str] = {}
+        """pytest's node id -> the id every artifact writes (node_ids.py), learned at
+        collection (under xdist, from the workers)."""
         self.records = 0
         self.failed_reports = 0
         """Law test reports pytest counts as failed (expected failures are not)."""
@@ -152,6 +156,7 @@ class Collector:
         """Record one phase's report; setup and teardown only count when they went wrong."""
         if report.when != "call" and not (report.failed or report.skipped):
             return None
+        test_id = self.test_id(nodeid)
         excinfo = getattr(call, "excinfo", None)
         error = excinfo.value if excinfo is not None else None
         is_assertion = excinfo is not None and excinfo.errisinstance(
@@ -203,7 +208,7 @@ class Collector:
         made = tuple(
             TestRecord(
                 law=law_id,
-                test=nodeid,
+                test=test_id,
                 outcome=(
                     Outcome.XFAIL
                     if premise_expected or self._expects_failure(law_id, outcome)
@@ -223,14 +228,27 @@ class Collector:
 
     def receive(self, nodeid: str, records: Sequence[tuple[TestRecord, str]]) -> None:
         """Keep and write records judged here or, under xdist, by a worker: each with its
-        failure's message whole ("" for none)."""
+        failure's message whole ("" for none). The test counts as reported under the id
+        its records carry (the worker's, which knew the item)."""
+        self.reported.add(records[0][0].test if records else self.test_id(nodeid))
         for record, message in records:
             self.by_law[record.law].append(record)
             if message:
                 self.messages[record] = message
             self.records += 1
             self._write(record)
-        self.reported.add(nodeid)
+
+    def learn_ids(self, ids: Mapping[str, str]) -> None:
+        """pytest's node ids -> the ids the run's artifacts write (node_ids.py)."""
+        self.ids.update(ids)
+
+    def test_id(self, nodeid: str) -> str:
+        """The id a test's records and reports carry: `conformance/laws/...::...`."""
+        return self.ids.get(nodeid) or normalized(nodeid)
+
+    def laws_of(self, nodeid: str) -> tuple[str, ...]:
+        """The laws a selected test checks, by pytest's node id or the artifacts' id."""
+        return self.selected.get(self.test_id(nodeid)) or self.selected.get(nodeid) or ()
 
     def _expects_failure(self, law_id: str, outcome: Outcome) -> bool:
         """Only a FAIL is ever expected: an ERROR or TIMEOUT is not a state of the runtime."""

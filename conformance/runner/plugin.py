@@ -36,6 +36,7 @@ from ._run_state import (
 from .capability_words import needs_sentence
 from .collect import Collector, Judgment
 from .deliveries import asked_deliveries, deliveries_to_run, not_offered
+from .node_ids import suite_test_id
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
 from .parallel import is_controller, is_worker, send_judgment
 from .parallel import start as start_parallel
@@ -260,7 +261,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The law tests this run owes a verdict for: what -k, -m and deselection left."""
     collector = session.config.stash[COLLECTOR]
-    collector.select({item.nodeid: tuple(law_ids(item)) for item in session.items if law_ids(item)})
+    laws = [item for item in session.items if law_ids(item)]
+    collector.learn_ids({item.nodeid: suite_test_id(item) for item in laws})
+    collector.select({suite_test_id(item): tuple(law_ids(item)) for item in laws})
 
 
 def _test_timeout(config: pytest.Config) -> float:
