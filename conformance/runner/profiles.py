@@ -8,6 +8,7 @@ fixed: a law must mean the same under every profile.
 from __future__ import annotations
 
 from hypothesis import HealthCheck, settings
+from hypothesis.errors import InvalidArgument
 
 EXAMPLES = {"ci": 8, "dev": 30, "thorough": 300}
 """Examples per property law, by profile."""
@@ -26,3 +27,17 @@ def register_profiles() -> None:
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
             print_blob=True,  # the shrunk example's blob goes into the repro file
         )
+
+
+def profile_problem(name: str) -> str | None:
+    """Why `name` cannot be loaded as a Hypothesis profile here (None: it can): a run
+    loads only the suite's profiles and Hypothesis' own."""
+    register_profiles()
+    try:
+        settings.get_profile(name)
+    except InvalidArgument:
+        return (
+            f"{name!r} is not a Hypothesis profile the suite knows "
+            f"(its profiles: {', '.join(EXAMPLES)}; and Hypothesis' own 'default')"
+        )
+    return None
