@@ -1,7 +1,7 @@
 """Collecting per-law outcomes during a run, and reporting them: the results file, the
 Markdown report and the terminal matrix are all written here, through `_line` and
-`Collector.markdown`/`matrix`, so whatever must be scrubbed from an artifact is scrubbed
-in one place.
+`Collector.markdown`/`matrix` (whose text `summary.py` composes), so whatever must be
+scrubbed from an artifact is scrubbed in one place.
 
 The results file's format and its reader are in `results_file.py`; the rule from
 per-law outcomes to the run's verdict is in `verdict.py`.
@@ -23,24 +23,15 @@ from pydantic import BaseModel
 from .. import __version__
 from ..adapter import Implementation
 from ..errors import AdapterTimeout
-from ..lawdoc import LAWS_DOC, law_lines, law_location
-from ..registry import Level, load_laws
-from .capability_words import not_applicable_in_words
-from .consequences import consequence_note, root_causes
+from .consequences import root_causes
 from .doors import missing_door_law, refused_act
 from .expectations import Expectation, ExpectationsError, load_expectations
 from .node_ids import normalized
 from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
-from .report_text import clipped_failure, failure_message, markdown_cell, report_reason
+from .report_text import clipped_failure, failure_message, report_reason
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
-from .verdict import (
-    beside_note,
-    law_outcomes,
-    manifest_problems,
-    red_reasons,
-    rows_beside,
-    tolerated,
-)
+from .summary import markdown_report, must_score, terminal_table
+from .verdict import law_outcomes, manifest_problems, red_reasons
 
 __all__ = [
     "Collector",
@@ -109,6 +100,9 @@ class Collector:
         """pytest's node id -> the id every artifact writes (node_ids.py), learned at
         collection (under xdist, from the workers)."""
         self.records = 0
+        self.counts_line = ""
+        """How pytest's counts of the law tests relate to the records (counts.py), once
+        the run knows them; empty: not said (an xdist worker, an in-process caller)."""
         self.failed_reports = 0
         """Law test reports pytest counts as failed (expected failures are not)."""
         self._results: IO[str] | None = None
@@ -299,40 +293,8 @@ class Collector:
         return counts
 
     def matrix(self) -> str:
-        laws = load_laws()
-        outcomes = self.per_law()
-        where = law_lines()
-        lines = ["", f"turnlaw conformance: {self.implementation.name}"]
-        lines.append(f"  dialects: {', '.join(self.dialects) or 'none'}")
-        lines.append(f"  deliveries: {', '.join(self.deliveries) or 'none'}")
-        lines.append(f"  each law is explained at its line of {LAWS_DOC} (turnlaw {__version__})")
-        lines.append("")
-        width = max((len(i) for i in outcomes), default=0)
-        causes = self.root_causes()
-        beside = rows_beside(self.all_records(), outcomes)
-        for law_id, entry in laws.items():
-            if law_id in outcomes:
-                note = consequence_note(causes.get(law_id, []))
-                if outcomes[law_id] is Outcome.XPASS and tolerated(self.expected, law_id):
-                    note = "known intermittent: the manifest accepts a pass"
-                note = "; ".join(n for n in (note, beside_note(beside.get(law_id, []))) if n)
-                lines.append(
-                    f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id:<{width}}  "
-                    f"{law_location(law_id, where)}" + (f"  ({note})" if note else "")
-                )
-        lines.append("")
-        lines.append(f"  {self.score()}")
-        if self.adapter_broken:
-            lines.append("  adapter broken: the run stopped, so the laws after it are unjudged")
-        problems = self.problems()
-        for problem in problems:
-            lines.append(f"  expectation: {problem}")
-        reasons = self.red_reasons()
-        for reason in reasons:
-            if reason not in problems and not reason.startswith(tuple(o.value for o in Outcome)):
-                lines.append(f"  {reason}")
-        lines.append(f"  verdict: {'red' if reasons else 'green'}")
-        return self._text("\n".join(lines) + "\n")
+        """The table the terminal ends with (summary.py), scrubbed."""
+        return self._text(terminal_table(self))
 
     def finish(self) -> list[str]:
         """Write the footer and the Markdown report; the reasons the run is red."""
@@ -359,72 +321,11 @@ class Collector:
 
     def score(self) -> str:
         """The MUST score, as the terminal and the Markdown report both say it."""
-        laws = load_laws()
-        scored = [o for i, o in self.per_law().items() if laws[i].level is Level.MUST]
-        passed = sum(o is Outcome.PASS for o in scored)
-        expected = sum(o is Outcome.XFAIL for o in scored)
-        applicable = sum(o is not Outcome.NOT_APPLICABLE for o in scored)
-        return (
-            f"MUST laws: {passed}/{applicable} pass"
-            + (f", {expected} fail as the manifest expects" if expected else "")
-            + " (not applicable laws are outside the score)"
-        )
+        return must_score(self.per_law())
 
     def markdown(self) -> str:
-        laws = load_laws()
-        outcomes = self.per_law()
-        rows = [
-            f"# turnlaw conformance: {self.implementation.name}",
-            "",
-            f"Dialects: {', '.join(self.dialects) or 'none'}. {self.score()}. Each law is "
-            f"explained in {LAWS_DOC} (turnlaw {__version__}).",
-            "",
-            "| law | level | outcome | detail |",
-            "|---|---|---|---|",
-        ]
-        causes = self.root_causes()
-        beside = rows_beside(self.all_records(), outcomes)
-        for law_id, entry in laws.items():
-            if law_id not in outcomes:
-                continue
-            cell = self._cell(law_id, outcomes[law_id])
-            note = consequence_note(causes.get(law_id, []))
-            cell = f"{note}: {cell}" if note and cell else note or cell
-            unjudging = beside.get(law_id, [])
-            if unjudging:
-                said = [f"{beside_note(unjudging)}."] + [
-                    f"{row.outcome.value} in {row.test}: {self._said(row)}" for row in unjudging
-                ]
-                cell = "\n".join([cell, *said]) if cell else "\n".join(said)
-            rows.append(
-                f"| `{law_id}` | {entry.level.value} | {outcomes[law_id].value} | "
-                f"{markdown_cell(cell)} |"
-            )
-        reasons = self.red_reasons()
-        rows += ["", f"**Verdict: {'red' if reasons else 'green'}**", ""]
-        rows += [f"- {reason}" for reason in reasons]
-        return self._text("\n".join(rows) + "\n")
-
-    def _cell(self, law_id: str, outcome: Outcome) -> str:
-        """What a report's row says about a law: the manifest's reason for a known
-        failure, the capability missing in words for N/A, a failure's message whole."""
-        shown = next((r for r in self.by_law[law_id] if r.outcome is outcome), None)
-        if shown is not None and shown.premise is not None and outcome is Outcome.XFAIL:
-            entry = self.expected[shown.premise]
-            return f"premise not met: {shown.premise}, a known failure: {entry.reason}"
-        if law_id in self.expected and self.expected[law_id].reason:
-            return self.expected[law_id].reason
-        if shown is None:
-            return ""
-        if outcome is Outcome.NOT_APPLICABLE:
-            return not_applicable_in_words(shown.detail)
-        return self.messages.get(shown) or shown.detail
-
-    def _said(self, record: TestRecord) -> str:
-        """A record's message in one line, for a report's cell."""
-        text = self.messages.get(record) or record.detail
-        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        return first[:300]
+        """`--report-md` (summary.py), scrubbed."""
+        return self._text(markdown_report(self))
 
     def _text(self, text: str) -> str:
         """A report's text as written: scrubbed, and writable as UTF-8."""

@@ -35,6 +35,7 @@ from ._run_state import (
 )
 from .capability_words import needs_sentence
 from .collect import Collector, Judgment
+from .counts import JUDGED, PytestCounts
 from .deliveries import asked_deliveries, deliveries_to_run, not_offered
 from .node_ids import suite_test_id
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
@@ -49,6 +50,7 @@ DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
 REFERENCE_SDKS = frozenset({"openai", "anthropic"})
 """What the reference runtime imports that the suite does not (the `reference` extra)."""
 DEFAULT_CALL_TIMEOUT = 30.0
+COUNTS = "turnlaw-pytest-counts"
 REPORT_FILES = ("--results", "--report-md", "--adapter-stderr", "xmlpath")
 """The files a run writes besides the repro and recording files, swept when it ends."""
 DEFAULT_TEST_TIMEOUT = 240.0
@@ -187,6 +189,8 @@ def pytest_configure(config: pytest.Config) -> None:
         defer_results=is_controller(config),
     )
     start_parallel(config, smoke_wait=_test_timeout(config))
+    if not worker:
+        config.pluginmanager.register(PytestCounts(config), COUNTS)
 
 
 @pytest.hookimpl(trylast=True)
@@ -313,6 +317,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             item.session.shouldstop = stop
             collector.adapter_broken = True
         if judgment is not None:
+            setattr(report, JUDGED, len(judgment.records))
             send_judgment(item.config, report, judgment.records, stop)
     return report
 
@@ -370,6 +375,9 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     collector = config.stash.get(COLLECTOR, None)
     if collector is not None and not is_worker(config):  # a worker saw only its share
+        counts = config.pluginmanager.get_plugin(COUNTS)
+        if isinstance(counts, PytestCounts):
+            collector.counts_line = counts.line()
         terminalreporter.write(collector.matrix())
 
 
