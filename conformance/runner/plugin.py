@@ -59,9 +59,10 @@ itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a t
 the user configured for pytest-timeout wins."""
 
 # The law fixtures; options and report labels for `--impl cmd:...` adapters; repro files
-# of failing tests; a failure pytest cannot render still reported.
+# of failing tests; a failure pytest cannot render still reported; a bounded shrink.
 pytest_plugins = (
     "conformance.runner.unrendered",
+    "conformance.runner.shrinking",
     "conformance.runner.fixtures",
     "conformance.runner.host_fixtures",
     "conformance.runner.session_fixtures",
