@@ -11,7 +11,9 @@ back is checked against the adapter protocol's types, and a checkpoint must at l
 JSON-serializable; otherwise `AdapterContractError` names the call and the field
 (ERROR: the adapter is broken, the runtime was not judged). A declared capability
 whose call raises `NotImplementedError` is `DeclaredButMissing`, an assertion: FAIL,
-not NOT_APPLICABLE — declaring is a claim, and the law holds the runtime to it.
+not NOT_APPLICABLE — declaring is a claim, and the law holds the runtime to it. Whatever
+a call raises is noted with its door (`doors.py`), so the runner charges a missing door
+to that door's law, and says which call a refusal escaping a law came from.
 
 Whether a checkpoint is *plain* JSON data (lists, not tuples) is a law, not a contract:
 that is left to the law's test to FAIL.
