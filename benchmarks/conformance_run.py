@@ -14,6 +14,10 @@ Rows (`--rows`, comma-separated; default every one):
 - parallel: the same with `-n 2` (pytest-xdist, as `nox -s conformance` runs it);
 - kill: `python -m tests.rogues` with its default workers, three per core (never
   `--write`: docs stay as they are);
+- failing: the agent laws on one dialect against `benchmarks.failing_impl` (a runtime
+  failing over ten of them, several found and shrunk by Hypothesis) as a ratio to the
+  same laws against the reference; under it, the same run shrinking fully
+  (`--shrink-budget full`), to show what the shrink budget saves;
 - breakdown: the slowest five laws of a run of every law, with their share.
 
 Every figure is the median wall time of its rounds; a round runs each needed process
@@ -40,6 +44,7 @@ from .report import command_line, figure
 from .rounds import Samples
 from .suite_report import SuiteReport, SuiteRow
 from .suite_runs import (
+    FAILING_LAWS,
     FLOOR_DIALECT,
     KILL_WORKERS,
     Timing,
@@ -61,6 +66,8 @@ class RowPlan:
     floor: str
     target: float | None
     long: bool = False
+    target_ratio: float | None = None
+    """For a row compared with the same laws run otherwise: the ratio to stay within."""
 
 
 ROWS: dict[str, RowPlan] = {
@@ -86,6 +93,13 @@ ROWS: dict[str, RowPlan] = {
         long=True,
     ),
 }
+ROWS["failing"] = RowPlan(
+    f"agent laws vs a runtime failing >= {FAILING_LAWS} laws, {FLOOR_DIALECT}",
+    "failing runtime",
+    "agent, one dialect",
+    None,
+    target_ratio=1.5,
+)
 ROW_NAMES = (*ROWS, "breakdown")
 EXPLAINED_BY = {
     "collection": (
@@ -94,6 +108,14 @@ EXPLAINED_BY = {
     "floor": (
         RowPlan("  pytest alone, as many empty tests", "pytest per test", "harness floor", None),
         RowPlan("  the floor on a fresh checkout", "harness floor, fresh", "harness floor", None),
+    ),
+    "failing": (
+        RowPlan(
+            "  the same, shrinking fully",
+            "failing runtime, full shrink",
+            "agent, one dialect",
+            None,
+        ),
     ),
 }
 """Rows without a target printed under a row, to say where its time goes."""
@@ -108,8 +130,15 @@ ORDER = (
     "all",
     "all, -n 2",
     "kill",
+    "agent, one dialect",
+    "failing runtime",
+    "failing runtime, full shrink",
 )
-REMARKS = {"kill": "exit 1: red, or docs/kill-matrix.md stale (see tests.rogues)"}
+REMARKS = {
+    "kill": "exit 1: red, or docs/kill-matrix.md stale (see tests.rogues)",
+    "failing runtime": "exit 1: red, as a failing runtime's run is",
+    "failing runtime, full shrink": "exit 1: red, as a failing runtime's run is",
+}
 """What a run's accepted non-zero exit means, printed in its row's status."""
 
 
@@ -200,6 +229,7 @@ def _row(plan: RowPlan, timings: Mapping[str, list[Timing]]) -> SuiteRow:
         floor_name=plan.floor,
         floor=Samples([t.seconds for t in floors]),
         target=plan.target,
+        target_ratio=plan.target_ratio,
         load=(min(loads), max(loads)),
         remark=REMARKS.get(plan.run, "") if any(t.code != 0 for t in runs_of) else "",
     )
@@ -258,6 +288,14 @@ def notes(
                 if "all" not in rows
                 else ""
             )
+        )
+    if "failing runtime" in counts:
+        found.append(
+            "the failing row: the agent laws on one dialect against benchmarks.failing_impl (the "
+            f"reference with over {FAILING_LAWS} laws broken; its run must show {FAILING_LAWS} "
+            "FAIL lines), as a ratio to the same laws against the reference; 'shrinking fully' "
+            "is that run with --shrink-budget full, what every failing property cost before "
+            "the budget"
         )
     if "kill" in counts:
         found.append(

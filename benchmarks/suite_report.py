@@ -2,7 +2,8 @@
 floor, the load it ran under; then the slowest laws, notes and the environment.
 
 Laid out like `benchmarks.report` (a missed target is printed, never raised), but a row
-here is one run against its floor, not a bare/turnlaw pair, and its target is seconds.
+here is one run against its floor, not a bare/turnlaw pair, and its target is seconds,
+or for a row that compares two runs of the same laws, a ratio to its floor.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class SuiteRow:
     """The lowest and highest 1-minute load average seen just before and after its runs."""
     remark: str = ""
     """What the status column says besides ok/MISSED (e.g. a red kill run)."""
+    target_ratio: float | None = None
+    """A ratio to the floor to stay within, for a row whose floor is the same laws run
+    otherwise (the failing runtime against the reference)."""
 
     @property
     def ratio(self) -> float:
@@ -39,10 +43,14 @@ class SuiteRow:
 
     @property
     def met(self) -> bool | None:
+        if self.target_ratio is not None:
+            return self.ratio <= self.target_ratio
         return None if self.target is None else self.seconds.median <= self.target
 
     @property
     def target_text(self) -> str:
+        if self.target_ratio is not None:
+            return f"<= {self.target_ratio:g}x"
         return "-" if self.target is None else f"<= {self.target:g} s"
 
     def as_json(self) -> dict[str, Any]:
@@ -50,6 +58,7 @@ class SuiteRow:
             "name": self.name,
             "seconds": self.seconds.median,
             "target_seconds": self.target,
+            "target_ratio": self.target_ratio,
             "met": self.met,
             "floor": self.floor_name,
             "floor_seconds": self.floor.median,

@@ -25,6 +25,11 @@ SUITE = [*PYTEST, "-p", "conformance.runner.plugin", "--hypothesis-profile=ci"]
 """The suite's command line (`-p no:cacheprovider`: a benchmark leaves no cache behind)."""
 FLOOR_IMPL = "benchmarks.trivial_impl:implementation"
 FLOOR_DIALECT = "openai-chat"
+FAILING_IMPL = "benchmarks.failing_impl:implementation"
+FAILING_LAWS = 10
+"""How many laws the failing runtime's run must show FAIL for its row to be timed."""
+FAIL_LINE = r"(?m)^  FAIL +(?:MUST|SHOULD|MAY) "
+"""A law the terminal table shows as FAIL."""
 KILL_WORKERS = default_workers()
 """What `python -m tests.rogues` uses by default: three per core (at most eight)."""
 SOURCES = ("conformance", "reference_impl", "benchmarks", "tests", "pyproject.toml")
@@ -42,6 +47,8 @@ class Run:
     exit_codes: frozenset[int] = frozenset({0})
     shows: str = ""
     """A pattern its output must match (the run may exit non-zero by design)."""
+    at_least: int = 1
+    """How many times `shows` must match."""
     fresh: bool = False
     """Run from a new copy of the sources, without what earlier runs left behind: the
     first run on a CI runner's new checkout."""
@@ -50,8 +57,9 @@ class Run:
         """Why this run's result cannot be timed as what it claims to be (None: it can)."""
         if code not in self.exit_codes:
             return f"exit status {code}, not {sorted(self.exit_codes)}"
-        if self.shows and not re.search(self.shows, output):
-            return f"its output does not show /{self.shows}/"
+        if self.shows and len(re.findall(self.shows, output)) < self.at_least:
+            times = "" if self.at_least == 1 else f" {self.at_least} times"
+            return f"its output does not show /{self.shows}/{times}"
         return None
 
 
@@ -119,6 +127,8 @@ def runs(scratch: Path, *, floor_tests: int = 0) -> dict[str, Run]:
     # the empty module is collected under the project's pytest configuration, like the suite
     bare = [*PYTEST, "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
     floor = floor_argv()
+    agent = agent_modules()
+    failing = [*SUITE, "--impl", FAILING_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs", *agent]
     found: dict[str, Run] = {
         "pytest start": Run(
             [*bare, "--collect-only", str(empty)], frozenset({5}), "no tests collected"
@@ -138,6 +148,17 @@ def runs(scratch: Path, *, floor_tests: int = 0) -> dict[str, Run]:
         "agent": Run([*SUITE, "--pyargs", *agent_modules()]),
         "all": Run(
             [*SUITE, "--results", str(scratch / "all.jsonl"), "--pyargs", "conformance.laws"]
+        ),
+        # the agent laws on one dialect, against the reference, then against a runtime
+        # failing a dozen of them (found and shrunk by Hypothesis), as the suite shrinks
+        # by default and as it shrinks when asked to go all the way
+        "agent, one dialect": Run([*SUITE, "--dialects", FLOOR_DIALECT, "--pyargs", *agent]),
+        "failing runtime": Run(failing, frozenset({1}), FAIL_LINE, FAILING_LAWS),
+        "failing runtime, full shrink": Run(
+            [*SUITE, "--shrink-budget", "full", *failing[len(SUITE) :]],
+            frozenset({1}),
+            FAIL_LINE,
+            FAILING_LAWS,
         ),
         # the same with pytest-xdist, as `nox -s conformance` runs it (-n auto) on 2 cores
         "all, -n 2": Run([*SUITE, "-n", "2", "--pyargs", "conformance.laws"]),

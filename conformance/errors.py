@@ -14,6 +14,7 @@ decides what a failure means::
     ├── AdapterContractError       ERROR    an in-process adapter returned the wrong type
     ├── AdapterReportedError       ERROR    the adapter answered `error` (its traceback)
     └── DeclaredButMissing         FAIL     a declared capability raised NotImplementedError
+                                            (the FAIL of its door's law: runner/doors.py)
 
 The outcome column is decided by the exception's other base, which is why each keeps
 it: the runner's collector (conformance.runner.collect) reports a `TimeoutError` as

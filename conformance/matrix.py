@@ -25,8 +25,8 @@ from .registry import Level, load_laws
 from .runner.capability_words import needed_capabilities
 from .runner.collect import ResultsFileError, read_results
 from .runner.consequences import consequence_note, root_causes
-from .runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome, worst
-from .runner.verdict import tolerated
+from .runner.outcomes import NOT_APPLICABLE_PREFIX, UNJUDGING, Outcome, law_verdict
+from .runner.verdict import beside_note, tolerated
 
 COLUMNS = {
     "reference": "nox -s conformance",
@@ -122,8 +122,11 @@ def column_from_results(results: Path) -> Column:
         records = by_law.get(law_id)
         if not records:
             continue
-        outcome = worst([r.outcome for r in records])
-        shown = next(r for r in records if r.outcome is outcome)
+        outcome = law_verdict(records)
+        shown = next(
+            (r for r in records if r.outcome is outcome and r.premise is None),
+            next(r for r in records if r.outcome is outcome),
+        )
         reason = expectations.get(law_id, {}).get("reason", "")
         if outcome is Outcome.PASS and tolerated(run.expectations, law_id):
             outcome = Outcome.XFAIL
@@ -140,6 +143,11 @@ def column_from_results(results: Path) -> Column:
             cell = Cell(
                 outcome=cell.outcome, reason=f"{note}: {cell.reason}" if cell.reason else note
             )
+        unjudging = [r for r in records if r.outcome in UNJUDGING and outcome not in UNJUDGING]
+        if unjudging:
+            beside = beside_note(unjudging)
+            reason = f"{cell.reason}; {beside}" if cell.reason else beside
+            cell = Cell(outcome=cell.outcome, reason=reason)
         cells[law_id] = cell
     return Column(
         column=name,

@@ -301,3 +301,41 @@ def test_the_fakes_report_says_what_load_it_ran_under(tmp_path: Path) -> None:
     assert "load average (1, 5, 15 min): - before the first run, - after the last" in (
         report.Report(command="x", rows=[row]).render()
     )
+
+
+def test_the_failing_row_times_a_failing_runtime_against_the_reference_as_a_ratio(
+    tmp_path: Path,
+) -> None:
+    assert conformance_run.rounds_of(["failing"], 3, 1) == {
+        "agent, one dialect": 3,
+        "failing runtime": 3,
+        "failing runtime, full shrink": 3,
+    }
+    runs = suite_runs.runs(tmp_path)
+    reference, failing = runs["agent, one dialect"].argv, runs["failing runtime"].argv
+    full = runs["failing runtime, full shrink"].argv
+    assert "--impl" not in reference and suite_runs.FAILING_IMPL in failing
+    # the same laws on the same dialect; only the runtime (and, below, the budget) differ
+    assert reference[reference.index("--pyargs") :] == failing[failing.index("--pyargs") :]
+    assert full[full.index("--shrink-budget") + 1] == "full" and "--shrink-budget" not in failing
+    # a run that fails fewer than ten laws is not the run the row claims to time
+    table = "\n".join(f"  FAIL            MUST   law.{n}  docs/laws.md:1" for n in range(9))
+    assert runs["failing runtime"].check(1, table) is not None
+    assert runs["failing runtime"].check(1, table + "\n  FAIL            SHOULD law.x") is None
+    assert runs["failing runtime"].check(0, table) is not None  # a failing run is red
+
+    def took(*seconds: float) -> list[suite_runs.Timing]:
+        return [suite_runs.Timing(s, 0.5, 1.5, "", 1) for s in seconds]
+
+    rows = conformance_run.report_rows(
+        ["failing"],
+        {
+            "agent, one dialect": took(20.0, 22.0, 24.0),
+            "failing runtime": took(30.0, 36.0, 40.0),
+            "failing runtime, full shrink": took(90.0),
+        },
+    )
+    assert [(row.ratio, row.met, row.target_text) for row in rows] == [
+        (36.0 / 22.0, False, "<= 1.5x"),
+        (90.0 / 22.0, None, "-"),
+    ]

@@ -96,11 +96,13 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
     collector = item.config.stash.get(COLLECTOR, None)
     if not laws or collector is None:
         return None
-    # this test's own record, under the law it was charged to (a LawViolation names one)
+    # this test's own record, under the law it was charged to (a LawViolation names one
+    # of its laws; a missing door, the door's law)
+    test_id = collector.test_id(item.nodeid)
     mine = [
         (law, records[-1])
-        for law in laws
-        if (records := collector.by_law.get(law)) and records[-1].test == item.nodeid
+        for law in [*laws, *(law for law in collector.by_law if law not in laws)]
+        if (records := collector.by_law.get(law)) and records[-1].test == test_id
     ]
     charged = [(law, record) for law, record in mine if record.outcome in WORTH_REPLAYING]
     if not charged:
@@ -127,7 +129,7 @@ def write_repro(item: pytest.Item, call: pytest.CallInfo[None], report: Any) -> 
         test=TestRef(
             module=module.__name__,
             name=item.name,
-            nodeid=item.nodeid,
+            nodeid=test_id,
             source_sha256=source_sha256(module.__file__),
         ),
         implementation=scrub(str(config.getoption("--impl"))),

@@ -15,7 +15,9 @@ import ast
 import re
 from typing import Any, TypeVar
 
+import hypothesis
 from hypothesis import reproduce_failure
+from hypothesis.core import decode_failure
 
 from .model import ShrunkExample
 
@@ -45,6 +47,25 @@ def extract_example(error: BaseException) -> ShrunkExample | None:
                 )
         if isinstance(current, BaseExceptionGroup):
             pending.extend(current.exceptions)
+    return None
+
+
+def example_problem(example: ShrunkExample) -> str | None:
+    """Why Hypothesis could not play `example` here (None: it can): a blob from another
+    Hypothesis version (it refuses those outright), or one it cannot decode. Asked
+    before a replay starts, so the file is refused as unusable rather than every law of
+    the replay being an ERROR with Hypothesis' traceback."""
+    if example.hypothesis_version != hypothesis.__version__:
+        return (
+            f"its example was stored by Hypothesis {example.hypothesis_version} and this is "
+            f"{hypothesis.__version__}: Hypothesis plays a stored example only on the version "
+            "that stored it. Rerun the failing test here for a fresh repro file, or replay "
+            f"this one where hypothesis=={example.hypothesis_version} is installed"
+        )
+    try:
+        decode_failure(example.blob.encode("ascii"))
+    except Exception as error:  # InvalidArgument, and whatever a damaged blob raises
+        return f"its stored example (example.blob) cannot be read: {str(error)[:300]}"
     return None
 
 

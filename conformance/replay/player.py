@@ -6,7 +6,8 @@ Hypothesis profile) in a fresh pytest process against `--impl`, with the stored 
 example when there is one, and prints the verdict per law next to the recorded one. For
 a test that is not property-based it also says whether the fake saw the same wire as in
 the recording. Exit status: 0 when every law passes on replay, 1 when one does not, 2
-when the file or the stored test cannot be used.
+when the file or the stored test cannot be used (its test changed, its Hypothesis
+profile is unknown, its stored example is from another Hypothesis version or damaged).
 
 A repro file is data someone may have sent you, and both `cmd:...` and `module:attr`
 run code. So the implementation it names runs only when you pass `--impl-from-file`,
@@ -28,6 +29,8 @@ from pathlib import Path
 
 from ..runner.collect import ResultsFileError, read_results
 from ..runner.outcomes import Outcome
+from ..runner.profiles import profile_problem
+from .hypothesis_examples import example_problem
 from .model import ReproError, ReproFile, TestRef, load_repro, source_sha256
 
 REPLAY_TIMEOUT = 600.0
@@ -66,6 +69,19 @@ def law_test_file(test: TestRef) -> Path:
             "may not mean the same any more. Rerun the suite to get a fresh repro file."
         )
     return origin
+
+
+def replay_problem(repro: ReproFile) -> str | None:
+    """What in the file the replay's pytest or Hypothesis would refuse (None: nothing):
+    a Hypothesis profile this suite does not register, or a stored example Hypothesis
+    cannot play here. Each makes the file unusable (exit 2), said before anything runs."""
+    if repro.hypothesis_profile:
+        problem = profile_problem(repro.hypothesis_profile)
+        if problem is not None:
+            return f"hypothesis_profile: {problem}"
+    if repro.example is not None:
+        return example_problem(repro.example)
+    return None
 
 
 def replay_arguments(
@@ -183,6 +199,9 @@ def replay_main(
     try:
         repro = load_repro(path)
         law_test_file(repro.test)
+        problem = replay_problem(repro)
+        if problem is not None:
+            raise ReproError(f"{path}: this file cannot be used: {problem}")
         against = chosen_implementation(repro, path, impl, impl_from_file)
         if impl is None:
             print(

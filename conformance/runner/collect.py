@@ -1,7 +1,7 @@
 """Collecting per-law outcomes during a run, and reporting them: the results file, the
 Markdown report and the terminal matrix are all written here, through `_line` and
-`Collector.markdown`/`matrix`, so whatever must be scrubbed from an artifact is scrubbed
-in one place.
+`Collector.markdown`/`matrix` (whose text `summary.py` composes), so whatever must be
+scrubbed from an artifact is scrubbed in one place.
 
 The results file's format and its reader are in `results_file.py`; the rule from
 per-law outcomes to the run's verdict is in `verdict.py`.
@@ -23,15 +23,15 @@ from pydantic import BaseModel
 from .. import __version__
 from ..adapter import Implementation
 from ..errors import AdapterTimeout
-from ..lawdoc import LAWS_DOC, law_lines, law_location
-from ..registry import Level, load_laws
-from .capability_words import not_applicable_in_words
-from .consequences import consequence_note, root_causes
+from .consequences import root_causes
+from .doors import missing_door_law, refused_act
 from .expectations import Expectation, ExpectationsError, load_expectations
+from .node_ids import normalized
 from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
-from .report_text import clipped_failure, failure_message, markdown_cell, report_reason
+from .report_text import clipped_failure, failure_message, report_reason
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
-from .verdict import law_outcomes, manifest_problems, red_reasons, tolerated
+from .summary import markdown_report, must_score, terminal_table
+from .verdict import law_outcomes, manifest_problems, red_reasons
 
 __all__ = [
     "Collector",
@@ -90,12 +90,19 @@ class Collector:
         """A failed record's message, whole (scrubbed), for the Markdown report: the
         record's own detail is clipped, the same on every machine."""
         self.report_md = report_md
+        self.declared = frozenset(str(c) for c in implementation.capabilities)
         self.adapter_broken = False
         self.selected: dict[str, tuple[str, ...]] = {}
         """Selected law tests (node id -> laws), once collection is done."""
         self.reported: set[str] = set()
         """Law tests that wrote at least one record."""
+        self.ids: dict[str, str] = {}
+        """pytest's node id -> the id every artifact writes (node_ids.py), learned at
+        collection (under xdist, from the workers)."""
         self.records = 0
+        self.counts_line = ""
+        """How pytest's counts of the law tests relate to the records (counts.py), once
+        the run knows them; empty: not said (an xdist worker, an in-process caller)."""
         self.failed_reports = 0
         """Law test reports pytest counts as failed (expected failures are not)."""
         self._results: IO[str] | None = None
@@ -143,23 +150,33 @@ class Collector:
         """Record one phase's report; setup and teardown only count when they went wrong."""
         if report.when != "call" and not (report.failed or report.skipped):
             return None
+        test_id = self.test_id(nodeid)
         excinfo = getattr(call, "excinfo", None)
+        error = excinfo.value if excinfo is not None else None
         is_assertion = excinfo is not None and excinfo.errisinstance(
             (AssertionError, pytest.fail.Exception)
         )
+        # an act the law needed to succeed, refused or failed by the runtime: its FAIL
+        refused = refused_act(error) if report.when == "call" and report.failed else None
+        door_law = missing_door_law(error, self.declared) if report.failed else None
         timed_out = excinfo is not None and excinfo.errisinstance(AdapterTimeout)
         outcome = classify(
             report.when,
             report.failed,
             report.skipped,
             str(report.longrepr or ""),
-            is_assertion,
+            is_assertion or refused is not None,
             wire_broken,
             timed_out=timed_out,
         )
-        blamed = blamed_law(excinfo.value, laws) if excinfo is not None else None
+        blamed = blamed_law(error, laws)
         if outcome is Outcome.FAIL and blamed is not None:
             laws = [blamed]  # the failure named its law: only that one is charged
+        if door_law is not None:
+            # a declared door that is missing is the law about that door's FAIL, in
+            # whichever phase the test used it (set-up, the act, clean-up): the test's
+            # own laws get no verdict from it
+            outcome, laws = Outcome.FAIL, [door_law]
         premise = unmet_premise(excinfo.value) if excinfo is not None else None
         if premise is not None and outcome is Outcome.FAIL and not is_assertion:
             # The test found its premise broken; the fake's complaint (a request the
@@ -177,12 +194,15 @@ class Collector:
         detail = {Outcome.PASS: "", Outcome.ERROR: longrepr[-4000:]}.get(
             outcome, clipped_failure(longrepr)
         )
+        message = failure_message(excinfo) if outcome is not Outcome.PASS else ""
+        if refused is not None and outcome is Outcome.FAIL:
+            detail, message = f"E   {refused}\n{detail}", refused
         detail = self.scrub(detail)  # records are read back (repro files, the report)
-        message = self.scrub(failure_message(excinfo)) if outcome is not Outcome.PASS else ""
+        message = self.scrub(message)
         made = tuple(
             TestRecord(
                 law=law_id,
-                test=nodeid,
+                test=test_id,
                 outcome=(
                     Outcome.XFAIL
                     if premise_expected or self._expects_failure(law_id, outcome)
@@ -202,14 +222,27 @@ class Collector:
 
     def receive(self, nodeid: str, records: Sequence[tuple[TestRecord, str]]) -> None:
         """Keep and write records judged here or, under xdist, by a worker: each with its
-        failure's message whole ("" for none)."""
+        failure's message whole ("" for none). The test counts as reported under the id
+        its records carry (the worker's, which knew the item)."""
+        self.reported.add(records[0][0].test if records else self.test_id(nodeid))
         for record, message in records:
             self.by_law[record.law].append(record)
             if message:
                 self.messages[record] = message
             self.records += 1
             self._write(record)
-        self.reported.add(nodeid)
+
+    def learn_ids(self, ids: Mapping[str, str]) -> None:
+        """pytest's node ids -> the ids the run's artifacts write (node_ids.py)."""
+        self.ids.update(ids)
+
+    def test_id(self, nodeid: str) -> str:
+        """The id a test's records and reports carry: `conformance/laws/...::...`."""
+        return self.ids.get(nodeid) or normalized(nodeid)
+
+    def laws_of(self, nodeid: str) -> tuple[str, ...]:
+        """The laws a selected test checks, by pytest's node id or the artifacts' id."""
+        return self.selected.get(self.test_id(nodeid)) or self.selected.get(nodeid) or ()
 
     def _expects_failure(self, law_id: str, outcome: Outcome) -> bool:
         """Only a FAIL is ever expected: an ERROR or TIMEOUT is not a state of the runtime."""
@@ -217,9 +250,7 @@ class Collector:
         return outcome is Outcome.FAIL and entry is not None and entry.outcome is Outcome.FAIL
 
     def per_law(self) -> dict[str, Outcome]:
-        return law_outcomes(
-            (record for records in self.by_law.values() for record in records), self.expected
-        )
+        return law_outcomes(self.all_records(), self.expected)
 
     def unjudged(self) -> list[str]:
         """Laws a selected test checks that no record judged (the run stopped, a test never
@@ -239,13 +270,21 @@ class Collector:
     def red_reasons(self) -> list[str]:
         """Why the run is red, from the per-law verdicts; empty: green."""
         return red_reasons(
-            self.per_law(), self.problems(), self.unjudged(), self.not_run(), self.expected
+            self.per_law(),
+            self.problems(),
+            self.unjudged(),
+            self.not_run(),
+            self.expected,
+            self.all_records(),
         )
+
+    def all_records(self) -> list[TestRecord]:
+        """Every record of the run, law by law."""
+        return [record for records in self.by_law.values() for record in records]
 
     def root_causes(self) -> dict[str, list[str]]:
         """law id -> the laws it rests on that failed too (see consequences.py)."""
-        records = (record for records in self.by_law.values() for record in records)
-        return root_causes(self.per_law(), records)
+        return root_causes(self.per_law(), self.all_records())
 
     def totals(self) -> dict[Outcome, int]:
         counts = dict.fromkeys(Outcome, 0)
@@ -254,38 +293,8 @@ class Collector:
         return counts
 
     def matrix(self) -> str:
-        laws = load_laws()
-        outcomes = self.per_law()
-        where = law_lines()
-        lines = ["", f"turnlaw conformance: {self.implementation.name}"]
-        lines.append(f"  dialects: {', '.join(self.dialects) or 'none'}")
-        lines.append(f"  deliveries: {', '.join(self.deliveries) or 'none'}")
-        lines.append(f"  each law is explained at its line of {LAWS_DOC} (turnlaw {__version__})")
-        lines.append("")
-        width = max((len(i) for i in outcomes), default=0)
-        causes = self.root_causes()
-        for law_id, entry in laws.items():
-            if law_id in outcomes:
-                note = consequence_note(causes.get(law_id, []))
-                if outcomes[law_id] is Outcome.XPASS and tolerated(self.expected, law_id):
-                    note = "known intermittent: the manifest accepts a pass"
-                lines.append(
-                    f"  {outcomes[law_id].value:<15} {entry.level.value:<6} {law_id:<{width}}  "
-                    f"{law_location(law_id, where)}" + (f"  ({note})" if note else "")
-                )
-        lines.append("")
-        lines.append(f"  {self.score()}")
-        if self.adapter_broken:
-            lines.append("  adapter broken: the run stopped, so the laws after it are unjudged")
-        problems = self.problems()
-        for problem in problems:
-            lines.append(f"  expectation: {problem}")
-        reasons = self.red_reasons()
-        for reason in reasons:
-            if reason not in problems and not reason.startswith(tuple(o.value for o in Outcome)):
-                lines.append(f"  {reason}")
-        lines.append(f"  verdict: {'red' if reasons else 'green'}")
-        return self._text("\n".join(lines) + "\n")
+        """The table the terminal ends with (summary.py), scrubbed."""
+        return self._text(terminal_table(self))
 
     def finish(self) -> list[str]:
         """Write the footer and the Markdown report; the reasons the run is red."""
@@ -312,59 +321,11 @@ class Collector:
 
     def score(self) -> str:
         """The MUST score, as the terminal and the Markdown report both say it."""
-        laws = load_laws()
-        scored = [o for i, o in self.per_law().items() if laws[i].level is Level.MUST]
-        passed = sum(o is Outcome.PASS for o in scored)
-        expected = sum(o is Outcome.XFAIL for o in scored)
-        applicable = sum(o is not Outcome.NOT_APPLICABLE for o in scored)
-        return (
-            f"MUST laws: {passed}/{applicable} pass"
-            + (f", {expected} fail as the manifest expects" if expected else "")
-            + " (not applicable laws are outside the score)"
-        )
+        return must_score(self.per_law())
 
     def markdown(self) -> str:
-        laws = load_laws()
-        outcomes = self.per_law()
-        rows = [
-            f"# turnlaw conformance: {self.implementation.name}",
-            "",
-            f"Dialects: {', '.join(self.dialects) or 'none'}. {self.score()}. Each law is "
-            f"explained in {LAWS_DOC} (turnlaw {__version__}).",
-            "",
-            "| law | level | outcome | detail |",
-            "|---|---|---|---|",
-        ]
-        causes = self.root_causes()
-        for law_id, entry in laws.items():
-            if law_id not in outcomes:
-                continue
-            cell = self._cell(law_id, outcomes[law_id])
-            note = consequence_note(causes.get(law_id, []))
-            cell = f"{note}: {cell}" if note and cell else note or cell
-            rows.append(
-                f"| `{law_id}` | {entry.level.value} | {outcomes[law_id].value} | "
-                f"{markdown_cell(cell)} |"
-            )
-        reasons = self.red_reasons()
-        rows += ["", f"**Verdict: {'red' if reasons else 'green'}**", ""]
-        rows += [f"- {reason}" for reason in reasons]
-        return self._text("\n".join(rows) + "\n")
-
-    def _cell(self, law_id: str, outcome: Outcome) -> str:
-        """What a report's row says about a law: the manifest's reason for a known
-        failure, the capability missing in words for N/A, a failure's message whole."""
-        shown = next((r for r in self.by_law[law_id] if r.outcome is outcome), None)
-        if shown is not None and shown.premise is not None and outcome is Outcome.XFAIL:
-            entry = self.expected[shown.premise]
-            return f"premise not met: {shown.premise}, a known failure: {entry.reason}"
-        if law_id in self.expected and self.expected[law_id].reason:
-            return self.expected[law_id].reason
-        if shown is None:
-            return ""
-        if outcome is Outcome.NOT_APPLICABLE:
-            return not_applicable_in_words(shown.detail)
-        return self.messages.get(shown) or shown.detail
+        """`--report-md` (summary.py), scrubbed."""
+        return self._text(markdown_report(self))
 
     def _text(self, text: str) -> str:
         """A report's text as written: scrubbed, and writable as UTF-8."""

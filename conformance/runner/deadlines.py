@@ -11,6 +11,7 @@ from collections.abc import Awaitable
 from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 from ..errors import AdapterTimeout, DeclaredButMissing
+from .doors import Door, note_door
 
 T = TypeVar("T")
 
@@ -25,10 +26,28 @@ class OwnsCallDeadline(Protocol):
 
 
 async def within_deadline(
-    name: str, call: Awaitable[T], timeout: float | None, declared: frozenset[str]
+    name: str,
+    call: Awaitable[T],
+    timeout: float | None,
+    declared: frozenset[str],
+    *,
+    door: Door | None = None,
 ) -> T:
     """Await one adapter call under its deadline (None: the implementation keeps it),
-    translating the two ways it can fail that are the harness's business."""
+    translating the two ways it can fail that are the harness's business. What it
+    raises is noted with `door` (doors.py), so the runner can say which call a refusal
+    or a missing door came from."""
+    try:
+        return await _within(name, call, timeout, declared)
+    except Exception as error:
+        if door is not None:
+            note_door(error, door)
+        raise
+
+
+async def _within(
+    name: str, call: Awaitable[T], timeout: float | None, declared: frozenset[str]
+) -> T:
     try:
         return await asyncio.wait_for(call, timeout)
     except TimeoutError as error:

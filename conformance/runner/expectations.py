@@ -37,6 +37,12 @@ EXPECTABLE = (Outcome.FAIL, Outcome.NOT_APPLICABLE)
 """The outcomes a manifest entry may name."""
 
 
+TOO_DEEP = (
+    "not a manifest: arrays or inline tables nested too deep to read (an entry's values "
+    "are strings and booleans)"
+)
+
+
 class ExpectationsError(ValueError):
     """The manifest cannot be used; the message names the file, the entry and the field."""
 
@@ -101,10 +107,14 @@ def load_expectations(path: Path) -> dict[str, Expectation]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ExpectationsError(f"{where}: not TOML: {error}") from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise ExpectationsError(f"{where}: {TOO_DEEP}") from None
     try:
         manifest = Manifest.model_validate(data)
     except ValidationError as error:
         raise ExpectationsError(f"{where}: {_first_problem(error)}") from None
+    except RecursionError:
+        raise ExpectationsError(f"{where}: {TOO_DEEP}") from None
     problem = manifest.framework and pin_problem(path, manifest.framework)
     if problem:
         raise ExpectationsError(problem)

@@ -11,7 +11,9 @@ back is checked against the adapter protocol's types, and a checkpoint must at l
 JSON-serializable; otherwise `AdapterContractError` names the call and the field
 (ERROR: the adapter is broken, the runtime was not judged). A declared capability
 whose call raises `NotImplementedError` is `DeclaredButMissing`, an assertion: FAIL,
-not NOT_APPLICABLE — declaring is a claim, and the law holds the runtime to it.
+not NOT_APPLICABLE — declaring is a claim, and the law holds the runtime to it. Whatever
+a call raises is noted with its door (`doors.py`), so the runner charges a missing door
+to that door's law, and says which call a refusal escaping a law came from.
 
 Whether a checkpoint is *plain* JSON data (lists, not tuples) is a law, not a contract:
 that is left to the law's test to FAIL.
@@ -39,6 +41,7 @@ from ..adapter import (
 )
 from ..errors import AdapterContractError, DeclaredButMissing
 from .deadlines import HOST_START_FACTOR, OwnsCallDeadline, within_deadline
+from .doors import Door, note_door
 from .session_guard import open_guarded_backend
 
 
@@ -60,7 +63,11 @@ class GuardedAgent:
         method = getattr(self._inner, op.name)
         args, kwargs = op.handed(method, args, kwargs)  # its own copies; new fields gated
         value = await within_deadline(
-            op.name, method(*args, **kwargs), self._timeout, self._declared
+            op.name,
+            method(*args, **kwargs),
+            self._timeout,
+            self._declared,
+            door=Door(AGENT.name, op.name),
         )
         problem = op.result_problem(value)
         if problem is not None:
@@ -87,7 +94,11 @@ class GuardedImplementation:
     async def create_agent(self, spec: AgentSpec) -> AgentUnderTest:
         declared = frozenset(str(c) for c in self.capabilities)
         agent = await within_deadline(
-            AGENT.create.name, self.inner.create_agent(spec), self.timeout, declared
+            AGENT.create.name,
+            self.inner.create_agent(spec),
+            self.timeout,
+            declared,
+            door=Door(AGENT.name, AGENT.create.name),
         )
         if not isinstance(agent, AgentUnderTest):
             missing = [op.name for op in AGENT.instance_ops() if not hasattr(agent, op.name)]
@@ -128,7 +139,10 @@ class GuardedHost:
 
     async def call(self, op: Op, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         method = getattr(self._inner, op.name)
-        await within_deadline(op.name, method(*args, **kwargs), self._timeout, self._declared)
+        door = Door(HOST.name, op.name)
+        await within_deadline(
+            op.name, method(*args, **kwargs), self._timeout, self._declared, door=door
+        )
 
 
 HOST.derive_methods(GuardedHost, "call")
@@ -141,13 +155,16 @@ async def start_guarded_host(
     object with kill and stop, serving at an http loopback URL. A host that answered
     wrongly is killed before the contract error is raised, so it serves nothing after."""
     start = getattr(inner, HOST.create.name, None)
+    door = Door(HOST.name, HOST.create.name)
     if start is None:
-        raise DeclaredButMissing(
+        absent = DeclaredButMissing(
             f"{type(inner).__qualname__} declares {Capability.HOSTING.value} but has no "
             f"{HOST.create.name}(): a declared capability must work, or be left out"
         )
+        note_door(absent, door)
+        raise absent
     starting = None if timeout is None else timeout * HOST_START_FACTOR
-    host = await within_deadline(HOST.create.name, start(spec), starting, declared)
+    host = await within_deadline(HOST.create.name, start(spec), starting, declared, door=door)
     missing = [op.name for op in HOST.instance_ops() if not callable(getattr(host, op.name, None))]
     if missing:
         raise AdapterContractError(
@@ -172,12 +189,17 @@ async def damage_guarded(
 ) -> None:
     """`inner.damage_session(store, session_id)` under the deadline."""
     damage = getattr(inner, DAMAGE_SESSION.name, None)
+    door = Door("implementation", DAMAGE_SESSION.name)
     if damage is None:
-        raise DeclaredButMissing(
+        absent = DeclaredButMissing(
             f"{type(inner).__qualname__} declares {Capability.HOSTING_DAMAGE.value} but "
             f"has no {DAMAGE_SESSION.name}(): a declared capability must work, or be left out"
         )
-    await within_deadline(DAMAGE_SESSION.name, damage(store, session_id), timeout, declared)
+        note_door(absent, door)
+        raise absent
+    await within_deadline(
+        DAMAGE_SESSION.name, damage(store, session_id), timeout, declared, door=door
+    )
 
 
 __all__ = [

@@ -2,12 +2,16 @@
 
 PASS / FAIL / ERROR / TIMEOUT / NOT_APPLICABLE come from the test run; XFAIL and XPASS
 come from an expectation manifest (a known failure that still fails, or that passed).
-A law's outcome over several tests is the worst of them.
+A law's outcome over several tests is the worst of them, except that a FAIL is evidence:
+a law with FAIL rows reads FAIL (XFAIL when the manifest expects it) even beside ERROR
+or TIMEOUT rows, which say only that some test could not judge it. Those rows still keep
+the run red (verdict.py), and every report lists them beside the law.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Literal
 
@@ -98,6 +102,23 @@ source, and source that mentions timeouts is no timeout."""
 
 def worst(outcomes: list[Outcome]) -> Outcome:
     return min(outcomes, key=SEVERITY.index) if outcomes else Outcome.NOT_APPLICABLE
+
+
+def law_verdict(records: Iterable[TestRecord]) -> Outcome:
+    """A law's outcome over its records: FAIL when any test found it broken, else XFAIL
+    when a test found it broken as the manifest expects (its own failure, not a premise
+    of another law's that failed), else the worst of them. An ERROR or a TIMEOUT says a
+    test could not judge the law; it cannot outweigh a test that did."""
+    rows = list(records)
+    if any(row.outcome is Outcome.FAIL for row in rows):
+        return Outcome.FAIL
+    if any(row.outcome is Outcome.XFAIL and row.premise is None for row in rows):
+        return Outcome.XFAIL
+    return worst([row.outcome for row in rows])
+
+
+UNJUDGING = (Outcome.ERROR, Outcome.TIMEOUT)
+"""A row that says a test could not judge its law: red whatever the law reads."""
 
 
 def classify(

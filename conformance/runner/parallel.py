@@ -38,6 +38,7 @@ import pytest
 from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW
 from ._run_state import COLLECTOR, IMPLEMENTATION, SWEEP, law_ids
+from .node_ids import normalized
 from .outcomes import Outcome, TestRecord
 from .report_text import report_reason
 
@@ -51,6 +52,8 @@ GATE = "turnlaw_gate"
 """The `workerinput` key naming the folder where workers say the smoke tests are done."""
 SELECTED, SECRETS, ARTIFACTS = "turnlaw_selected", "turnlaw_secrets", "turnlaw_artifacts"
 """The `workeroutput` keys: the law tests collected, the secrets learned, files written."""
+IDS = "turnlaw_ids"
+"""The `workeroutput` key mapping pytest's node ids to the ids the artifacts write."""
 STOP_FILE = "stop"
 POLL_SECONDS = 0.05
 _CONTROLLER = pytest.StashKey["Controller"]()
@@ -194,6 +197,7 @@ class Worker:
         collector = self.config.stash.get(COLLECTOR, None)
         if collector is not None:
             output[SELECTED] = {nodeid: list(laws) for nodeid, laws in collector.selected.items()}
+            output[IDS] = dict(collector.ids)
         output[SECRETS] = sorted(session_redactor(self.config).secrets)
         sweep = self.config.stash.get(SWEEP, None)
         output[ARTIFACTS] = [str(path) for path in sweep.paths] if sweep is not None else []
@@ -222,7 +226,7 @@ class Controller:
         were every worker to die first, the tests still count as not run."""
         collector = self.config.stash[COLLECTOR]
         if not self.selection_from_worker and not collector.selected:
-            collector.select(dict.fromkeys(ids, ()))
+            collector.select(dict.fromkeys((normalized(nodeid) for nodeid in ids), ()))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         collector = self.config.stash[COLLECTOR]
@@ -248,7 +252,7 @@ class Controller:
     def _charge_crashes(self) -> None:
         collector = self.config.stash[COLLECTOR]
         for nodeid, (said, duration) in list(self.crashed.items()):
-            laws = collector.selected.get(nodeid) or ()
+            laws = collector.laws_of(nodeid)
             if not laws:
                 continue  # not known yet; unknown at the end, the test counts as not run
             detail = collector.scrub(f"the worker running this test died: {said}")[-4000:]
@@ -256,7 +260,7 @@ class Controller:
                 (
                     TestRecord(
                         law=law_id,
-                        test=nodeid,
+                        test=collector.test_id(nodeid),
                         outcome=Outcome.ERROR,
                         duration=duration,
                         detail=detail,
@@ -273,6 +277,7 @@ class Controller:
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         output: Mapping[str, Any] = getattr(node, "workeroutput", None) or {}
         collector = self.config.stash[COLLECTOR]
+        collector.learn_ids(output.get(IDS) or {})
         selected = output.get(SELECTED)
         if selected is not None and not self.selection_from_worker:
             collector.select({nodeid: tuple(laws) for nodeid, laws in selected.items()})
@@ -289,6 +294,7 @@ class Controller:
 __all__ = [
     "ARTIFACTS",
     "GATE",
+    "IDS",
     "RECORDS",
     "SECRETS",
     "SELECTED",

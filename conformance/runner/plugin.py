@@ -40,7 +40,9 @@ from ._run_state import (
 )
 from .capability_words import not_applicable_sentence
 from .collect import Collector, Judgment
+from .counts import JUDGED, PytestCounts
 from .deliveries import asked_deliveries, deliveries_to_run, not_offered
+from .node_ids import suite_test_id
 from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
 from .parallel import is_controller, is_worker, send_judgment
 from .parallel import start as start_parallel
@@ -53,6 +55,7 @@ DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
 REFERENCE_SDKS = frozenset({"openai", "anthropic"})
 """What the reference runtime imports that the suite does not (the `reference` extra)."""
 DEFAULT_CALL_TIMEOUT = 30.0
+COUNTS = "turnlaw-pytest-counts"
 REPORT_FILES = ("--results", "--report-md", "--adapter-stderr", "xmlpath")
 """The files a run writes besides the repro and recording files, swept when it ends."""
 DEFAULT_TEST_TIMEOUT = 240.0
@@ -61,8 +64,10 @@ itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a t
 the user configured for pytest-timeout wins."""
 
 # The law fixtures; options and report labels for `--impl cmd:...` adapters; repro files
-# of failing tests.
+# of failing tests; a failure pytest cannot render still reported; a bounded shrink.
 pytest_plugins = (
+    "conformance.runner.unrendered",
+    "conformance.runner.shrinking",
     "conformance.runner.fixtures",
     "conformance.runner.host_fixtures",
     "conformance.runner.session_fixtures",
@@ -194,6 +199,8 @@ def pytest_configure(config: pytest.Config) -> None:
         defer_results=is_controller(config),
     )
     start_parallel(config, smoke_wait=_test_timeout(config))
+    if not worker:
+        config.pluginmanager.register(PytestCounts(config), COUNTS)
 
 
 @pytest.hookimpl(trylast=True)
@@ -268,7 +275,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The law tests this run owes a verdict for: what -k, -m and deselection left."""
     collector = session.config.stash[COLLECTOR]
-    collector.select({item.nodeid: tuple(law_ids(item)) for item in session.items if law_ids(item)})
+    laws = [item for item in session.items if law_ids(item)]
+    collector.learn_ids({item.nodeid: suite_test_id(item) for item in laws})
+    collector.select({suite_test_id(item): tuple(law_ids(item)) for item in laws})
 
 
 def _test_timeout(config: pytest.Config) -> float:
@@ -319,6 +328,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             item.session.shouldstop = stop
             collector.adapter_broken = True
         if judgment is not None:
+            setattr(report, JUDGED, len(judgment.records))
             send_judgment(item.config, report, judgment.records, stop)
     return report
 
@@ -376,6 +386,9 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     collector = config.stash.get(COLLECTOR, None)
     if collector is not None and not is_worker(config):  # a worker saw only its share
+        counts = config.pluginmanager.get_plugin(COUNTS)
+        if isinstance(counts, PytestCounts):
+            collector.counts_line = counts.line()
         terminalreporter.write(collector.matrix())
 
 

@@ -25,6 +25,8 @@ from pathlib import Path
 from ..lawdoc import law_lines, law_location
 from .consequences import consequence_note, root_causes
 from .results_file import ResultsFileError, read_results
+from .summary import not_applicable_lines
+from .verdict import beside_note, rows_beside
 
 EXIT_GREEN, EXIT_RED, EXIT_INCOMPLETE, EXIT_UNREADABLE = 0, 1, 2, 3
 
@@ -42,12 +44,16 @@ def print_report(path: Path) -> int:
     print(f"  dialects: {', '.join(str(d) for d in dialects) or 'none recorded'}")
     where, width = law_lines(), max((len(i) for i in outcomes), default=0)
     causes = root_causes(outcomes, results.records)
+    beside = rows_beside(results.records, outcomes)
     for law_id, outcome in outcomes.items():
         note = consequence_note(causes.get(law_id, []))
+        note = "; ".join(n for n in (note, beside_note(beside.get(law_id, []))) if n)
         print(
             f"  {outcome.value:<15} {law_id:<{width}}  {law_location(law_id, where)}"
             + (f"  ({note})" if note else "")
         )
+    for line in not_applicable_lines(results.records, outcomes):
+        print(f"  {line}")
     inconsistent = results.inconsistencies()
     if results.truncated:
         _say(

@@ -141,7 +141,7 @@ class ResultsFile(BaseModel):
         unjudged = footer.unjudged if footer else []
         problems = manifest_problems(outcomes, self.expectations, unjudged)
         not_run = footer.not_run if footer else []
-        return red_reasons(outcomes, problems, unjudged, not_run, self.expectations)
+        return red_reasons(outcomes, problems, unjudged, not_run, self.expectations, self.records)
 
 
 def _impossible_records(records: list[TestRecord], expected: dict[str, Expectation]) -> list[str]:

@@ -31,6 +31,7 @@ from ..adapter import (
 )
 from ..errors import AdapterContractError, DeclaredButMissing
 from .deadlines import HOST_START_FACTOR, within_deadline
+from .doors import Door, note_door
 
 
 class _Guarded:
@@ -55,7 +56,10 @@ class _Guarded:
             self.ended = True
         deadline = _deadline(op, values, self._timeout)
         method = getattr(self._inner, op.name)
-        value = await within_deadline(op.name, method(*args, **kwargs), deadline, self._declared)
+        door = Door(self.surface.name, op.name)
+        value = await within_deadline(
+            op.name, method(*args, **kwargs), deadline, self._declared, door=door
+        )
         if op.opens is not None:
             return await _guard_opened(op, value, self._timeout, self._declared)
         problem = op.result_problem(value)
@@ -117,18 +121,25 @@ async def open_guarded_backend(
     one that lacks a method of `BackendUnderTest` is killed (if it can be) before the
     contract error is raised, so none of its processes runs on."""
     opening = getattr(inner, BACKEND.create.name, None)
+    door = Door(BACKEND.name, BACKEND.create.name)
     if opening is None:
-        raise DeclaredButMissing(
+        absent = DeclaredButMissing(
             f"{type(inner).__qualname__} declares {Capability.SESSIONS.value} but has no "
             f"{BACKEND.create.name}(): a declared capability must work, or be left out"
         )
+        note_door(absent, door)
+        raise absent
     deadline = _deadline(BACKEND.create, {"spec": spec}, timeout)
-    backend = await within_deadline(BACKEND.create.name, opening(spec), deadline, declared)
+    backend = await within_deadline(
+        BACKEND.create.name, opening(spec), deadline, declared, door=door
+    )
     missing = _lacks(backend, BACKEND)
     if missing:
         kill = getattr(backend, "kill", None)
         if callable(kill):
-            await within_deadline("kill", kill(), deadline, declared)
+            await within_deadline(
+                "kill", kill(), deadline, declared, door=Door(BACKEND.name, "kill")
+            )
         raise AdapterContractError(
             f"{BACKEND.create.name}()",
             f"returned {_a_type(backend)}, which lacks the BackendUnderTest methods "

@@ -3,9 +3,10 @@ ends (its exit status) and by `python -m conformance report` on its results file
 
 A run is green when every judged law passed, was not applicable, or failed as its
 manifest entry says (XFAIL), and nothing else is wrong: no FAIL, ERROR, TIMEOUT or
-XPASS (but of an entry that says the law is intermittent), no stale manifest entry, no
-selected law test that never reported, no law of a selected test left without a
-verdict, and at least one law judged.
+XPASS (but of an entry that says the law is intermittent), no ERROR or TIMEOUT row
+beside a law that reads FAIL or XFAIL (a FAIL outranks them in the law's outcome, never
+in the run's verdict), no stale manifest entry, no selected law test that never
+reported, no law of a selected test left without a verdict, and at least one law judged.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 
 from .expectations import Expectation
-from .outcomes import Outcome, TestRecord, worst
+from .outcomes import UNJUDGING, Outcome, TestRecord, law_verdict
 
 RED = (Outcome.ERROR, Outcome.TIMEOUT, Outcome.FAIL, Outcome.XPASS)
 """Law outcomes that fail a run, whatever the manifest says."""
@@ -23,16 +24,40 @@ RED = (Outcome.ERROR, Outcome.TIMEOUT, Outcome.FAIL, Outcome.XPASS)
 def law_outcomes(
     records: Iterable[TestRecord], expected: Mapping[str, Expectation]
 ) -> dict[str, Outcome]:
-    """Each law's outcome: its worst test's, and XPASS for an expected failure whose every
-    test passed."""
-    by_law: dict[str, list[Outcome]] = defaultdict(list)
+    """Each law's outcome (`law_verdict`: a FAIL first, else its worst test's), and XPASS
+    for an expected failure whose every test passed."""
+    by_law: dict[str, list[TestRecord]] = defaultdict(list)
     for record in records:
-        by_law[record.law].append(record.outcome)
-    found = {law_id: worst(outcomes) for law_id, outcomes in by_law.items()}
+        by_law[record.law].append(record)
+    found = {law_id: law_verdict(rows) for law_id, rows in by_law.items()}
     return {
         law_id: Outcome.XPASS if _expects_failure(expected, law_id) and o is Outcome.PASS else o
         for law_id, o in found.items()
     }
+
+
+def rows_beside(
+    records: Iterable[TestRecord], outcomes: Mapping[str, Outcome]
+) -> dict[str, list[TestRecord]]:
+    """law id -> its ERROR and TIMEOUT rows, for each law that reads something else (a
+    FAIL or XFAIL beside them): what every report lists next to the law, and what keeps
+    the run red although the law's own line does not say ERROR."""
+    found: dict[str, list[TestRecord]] = defaultdict(list)
+    for record in records:
+        verdict = outcomes.get(record.law)
+        if record.outcome in UNJUDGING and verdict is not None and verdict not in UNJUDGING:
+            found[record.law].append(record)
+    return dict(found)
+
+
+def beside_note(rows: Iterable[TestRecord]) -> str:
+    """How a report says it next to the law: `also 1 ERROR row: <test>`."""
+    listed = list(rows)
+    if not listed:
+        return ""
+    shown = "; ".join(f"{row.outcome.value} in {row.test}" for row in listed[:3])
+    more = f"; and {len(listed) - 3} more" if len(listed) > 3 else ""
+    return f"beside it, {len(listed)} row(s) that could not judge it: {shown}{more}"
 
 
 def _expects_failure(expected: Mapping[str, Expectation], law_id: str) -> bool:
@@ -73,8 +98,10 @@ def red_reasons(
     unjudged: Collection[str],
     not_run: Collection[str],
     expected: Mapping[str, Expectation],
+    records: Iterable[TestRecord] = (),
 ) -> list[str]:
-    """Why the run is red, one line per reason; no line: green."""
+    """Why the run is red, one line per reason; no line: green. `records` are the run's
+    rows: an ERROR or TIMEOUT row is red even where its law reads FAIL or XFAIL."""
     reasons = [
         f"{outcome.value}: {', '.join(law_ids)}"
         for outcome in RED
@@ -86,6 +113,18 @@ def red_reasons(
             ]
         )
     ]
+    beside = rows_beside(records, outcomes)
+    if beside:
+        rows = [
+            f"{law_id} ({row.outcome.value} in {row.test})"
+            for law_id, found in beside.items()
+            for row in found
+        ]
+        shown = ", ".join(rows[:5]) + (f", and {len(rows) - 5} more" if len(rows) > 5 else "")
+        reasons.append(
+            f"rows that could not judge their law, beside its FAIL: {shown} (a FAIL is "
+            "the law's outcome; an ERROR or TIMEOUT still keeps the run red)"
+        )
     reasons += list(problems)
     if unjudged:
         reasons.append(

@@ -103,6 +103,9 @@ def assert_same(runs: dict[str, tuple[int, str, ResultsFile]]) -> ResultsFile:
     assert parallel.footer == serial.footer  # totals, problems, unjudged, not run, verdict
     assert sorted(r.test for r in parallel.records) == sorted(r.test for r in serial.records)
     assert parallel.header["expectations"] == serial.header["expectations"]
+    # run from outside the checkout: still the suite's own ids, whatever pytest wrote
+    shown = [r.test for r in serial.records] + (serial.footer.not_run if serial.footer else [])
+    assert all(test.startswith("conformance/laws/test_") for test in shown), shown
     return serial
 
 
@@ -182,6 +185,7 @@ def test_a_worker_that_dies_after_a_pass_leaves_its_test_an_error_not_a_pass(
     assert outcomes["smoke.one-turn"] is Outcome.ERROR, said
     smoke = [r for r in written.records if r.law == "smoke.one-turn" and r.outcome is Outcome.ERROR]
     assert "the worker running this test died" in smoke[0].detail
+    assert smoke[0].test.startswith("conformance/laws/test_smoke.py::"), smoke[0].test
     assert outcomes["run.no-history"] is Outcome.PASS  # the other laws were judged as usual
     assert written.footer is not None and written.footer.verdict == "red"
     assert done.returncode != 0, said

@@ -8,7 +8,14 @@ import asyncio
 import os
 from typing import Any
 
-from conformance.adapter import AgentSpec, Capability, RunOutcome
+from conformance.adapter import (
+    AgentSpec,
+    Capability,
+    RefusalKind,
+    Refused,
+    RunFailed,
+    RunOutcome,
+)
 from conformance.wire.ir import Dialect
 from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
 
@@ -52,6 +59,28 @@ class _NoPause(ReferenceAgent):
         raise NotImplementedError("abandon_pause")
 
 
+class _NoAbandon(ReferenceAgent):
+    """Declares pause, and its resume works; only the abandon door is missing."""
+
+    async def abandon_pause(self) -> dict[str, str] | None:
+        raise NotImplementedError("abandon_pause")
+
+
+class _RefusesFollowUp(ReferenceAgent):
+    """Finds nothing to follow up on, ever: a runtime that never keeps its conversation."""
+
+    async def follow_up(self, message: str) -> RunOutcome:
+        raise Refused(RefusalKind.NO_CONVERSATION, "this agent keeps no conversation")
+
+
+class _FollowUpRunFails(ReferenceAgent):
+    """Every follow-up ends in a failed run, although the fake answered it."""
+
+    async def follow_up(self, message: str) -> RunOutcome:
+        await super().follow_up(message)
+        raise RunFailed("the stream ended in an error event", checkpoint=None)
+
+
 class _SilentSuccess(ReferenceAgent):
     async def run(self, message: str, **options: Any) -> RunOutcome:
         return RunOutcome(answer="Booked.", checkpoint={"history": []})
@@ -92,6 +121,9 @@ declares_follow_up_only = _faulty(
 )
 garbage_checkpoint = _faulty("garbage checkpoint", _GarbageCheckpoint)
 declares_pause_it_lacks = _faulty("declares pause it lacks", _NoPause)
+abandon_missing = _faulty("declares pause, has no abandon_pause", _NoAbandon)
+refuses_follow_up = _faulty("refuses every follow-up", _RefusesFollowUp)
+follow_up_run_fails = _faulty("every follow-up ends in a failed run", _FollowUpRunFails)
 silent_success = _faulty("claims success, sends nothing", _SilentSuccess)
 slow = _faulty("slow", _Slow)
 chat_for_every_dialect = _SpeaksChatForEveryDialect(name="speaks chat for every dialect")

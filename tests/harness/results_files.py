@@ -44,7 +44,7 @@ def results_lines(
         totals = dict.fromkeys(Outcome, 0)
         for outcome in outcomes.values():
             totals[outcome] += 1
-        red = red_reasons(outcomes, problems, unjudged, not_run, expected)
+        red = red_reasons(outcomes, problems, unjudged, not_run, expected, records)
         lines.append(
             ResultsFooter(
                 records=len(records),

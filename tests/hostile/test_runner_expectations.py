@@ -14,13 +14,17 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
+import reference_impl.conformance_adapter  # noqa: F401
 from conformance.registry import load_laws
 from conformance.runner.expectations import EXPECTABLE, ExpectationsError, load_expectations
 from conformance.runner.outcomes import Outcome
 from tests.hostile.budget import TALLY, fuzz_settings, judged
+from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 TOML_TARGET = "runner.expectations (generated TOML)"
 BYTES_TARGET = "runner.expectations (bytes, edited manifests)"
@@ -228,3 +232,40 @@ def test_the_valid_base_manifest_is_accepted(tmp_path: Path) -> None:
         "pending.refuses-new-message": "NOT_APPLICABLE",
     }
     assert json.loads(json.dumps(loaded["run.no-history"].model_dump(mode="json")))
+
+
+DEEP = 2000
+"""Levels of nesting: far past what tomllib's recursion reaches (about 500)."""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = " + "[" * DEEP + "]" * DEEP + "\n",
+        '[law."run.no-history"]\noutcome = "FAIL"\nreason = ' + "[" * DEEP + "]" * DEEP,
+        "x = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
+    ],
+    ids=["arrays", "an-entry's-value", "inline-tables"],
+)
+def test_a_manifest_nested_past_the_recursion_limit_is_a_named_error(
+    tmp_path: Path, text: str
+) -> None:
+    """Before: tomllib's RecursionError escaped, and the run ended in INTERNALERROR."""
+    path = tmp_path / "manifest.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ExpectationsError, match="nested too deep to read") as raised:
+        load_expectations(path)
+    assert str(raised.value).startswith(f"--expectations {path}: ")
+
+
+def test_a_run_with_such_a_manifest_stops_as_a_usage_error(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    path = tmp_path / "manifest.toml"
+    path.write_text("x = " + "[" * DEEP + "]" * DEEP + "\n", encoding="utf-8")
+    run = nested_suite(pytester).runpytest(
+        *PLUGIN_ARGS, "--expectations", str(path), "--pyargs", "conformance.laws.test_smoke"
+    )
+    assert run.ret == pytest.ExitCode.USAGE_ERROR
+    output = run.stdout.str() + run.stderr.str()
+    assert "nested too deep to read" in output and "INTERNALERROR" not in output, output

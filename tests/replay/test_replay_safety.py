@@ -16,15 +16,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis.core import encode_failure
 
 from conformance.replay.model import ReproFile, source_sha256
 from conformance.replay.model import TestRef as StoredTest
+from conformance.replay.player import replay_problem
 
 ROOT = Path(__file__).parents[2]
 LAW_MODULE = "conformance.laws.test_run"
 LAW_FILE = ROOT / "conformance" / "laws" / "test_run.py"  # not imported: its marks need the plugin
 pytestmark = pytest.mark.timeout(300)
+BLOB = encode_failure([1, "billing"]).decode("ascii")
+"""An example blob as this Hypothesis writes it."""
 
 
 def repro_data(**changes: Any) -> dict[str, Any]:
@@ -175,3 +180,54 @@ def test_a_replay_whose_results_file_is_unreadable_exits_2(
     err = capsys.readouterr().err
     assert code == 2, err
     assert "unreadable results file" in err and "Traceback" not in err
+
+
+PROPERTY_TEST = {
+    "test.module": "conformance.laws.test_whose_conversation",
+    "test.name": "test_an_agent_continues_its_own_conversation[openai-chat-stream]",
+    "test.source_sha256": source_sha256(LAW_FILE.parent / "test_whose_conversation.py"),
+    "law": "mismatch.refuses-another-agents-conversation",
+    "laws": ["mismatch.refuses-another-agents-conversation"],
+}
+"""A property law test: its stored example is what the replay plays."""
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"hypothesis_profile": "nightly"}, "'nightly' is not a Hypothesis profile"),
+        (
+            {"example": {"hypothesis_version": "6.100.0", "blob": BLOB, "steps": []}},
+            f"stored by Hypothesis 6.100.0 and this is {hypothesis.__version__}",
+        ),
+        (
+            {"example": {"hypothesis_version": hypothesis.__version__, "blob": "AXicAAAA"}},
+            "its stored example (example.blob) cannot be read: Invalid zlib",
+        ),
+        (
+            {"example": {"hypothesis_version": hypothesis.__version__, "blob": "AAAAgarbage"}},
+            "its stored example (example.blob) cannot be read: Invalid base64",
+        ),
+    ],
+    ids=["unknown-profile", "other-hypothesis", "corrupt-zlib", "corrupt-base64"],
+)
+def test_a_file_hypothesis_would_refuse_cannot_be_used_exit_2_saying_why(
+    tmp_path: Path, changes: dict[str, Any], said: str
+) -> None:
+    """Before, the child pytest died with an INTERNALERROR traceback (a profile), or ran
+    and every law was an ERROR with Hypothesis' traceback, exit 1 (an example)."""
+    marker = tmp_path / "ran"
+    path = write(tmp_path, repro_data(**PROPERTY_TEST, **changes))
+    done = replay(path, "--impl", marker_command(marker))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith(f"turnlaw replay: {path}: this file cannot be used: ")
+    assert said in done.stderr and "Traceback" not in done.stderr + done.stdout
+    assert not marker.exists(), "nothing runs for a file that cannot be used"
+
+
+def test_a_stored_example_of_this_hypothesis_is_usable() -> None:
+    """The check refuses only what Hypothesis would: a blob it wrote itself here passes."""
+    data = repro_data(
+        **PROPERTY_TEST, example={"hypothesis_version": hypothesis.__version__, "blob": BLOB}
+    )
+    assert replay_problem(ReproFile.model_validate(data)) is None

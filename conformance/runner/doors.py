@@ -1,0 +1,139 @@
+"""Which door an adapter call went through, and the law each door answers to.
+
+The guard notes on what a call raised the door it came through (`note_door`), so the
+runner can say what happened in the law's words and charge it to the right law:
+
+- an act a law requires to succeed that the runtime refused (`Refused`) or that ended in
+  a failed run (`RunFailed`), escaping the test's call uncaught, is a FAIL of the test's
+  law(s) saying so: "follow_up was refused as no_conversation: ...";
+- a declared door that is missing (`DeclaredButMissing`, from NotImplementedError) is a
+  FAIL of the law about that door (`DOOR_LAWS`), never of a test that only used the door
+  as set-up or clean-up: a resume test that abandons a pause to clean up does not FAIL
+  the resume law for a missing abandon.
+
+`DOOR_LAWS` is the one table from a door to its law. It lives here, beside the rule that
+reads it, rather than in laws.toml: it is a charging rule of the runner (a law's entry
+says what the law needs, not which adapter call a failure of the harness's protocol is
+blamed on), and it is keyed by the op tables' doors, which laws.toml does not know.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Final
+
+from ..adapter import Refused, RunFailed
+from ..errors import DeclaredButMissing
+from ..registry import SMOKE_LAW, law
+
+_NOTE = "_turnlaw_door"
+"""The attribute the guard sets on what a call raised: the door's `Door`."""
+
+
+@dataclass(frozen=True)
+class Door:
+    """One call of the adapter protocol: its surface (agent, host, backend, session,
+    implementation) and its op's name."""
+
+    surface: str
+    op: str
+
+    @property
+    def key(self) -> str:
+        """`agent.follow_up`: how `DOOR_LAWS` names it."""
+        return f"{self.surface}.{self.op}"
+
+
+DOOR_LAWS: Final[dict[str, str]] = {
+    # the agent surface (conformance.adapter.AGENT): no agent, or no run, is no turn
+    "agent.create_agent": SMOKE_LAW,
+    "agent.run": SMOKE_LAW,
+    "agent.close": SMOKE_LAW,
+    "agent.follow_up": "follow-up.shows-last-answer",
+    "agent.checkpoint": "checkpoint.plain-json",
+    "agent.resume": "pending.resume-continues",
+    "agent.abandon_pause": "pending.abandon-returns-dropped",
+    "agent.can_explain": "self-explain.not-before-a-completed-turn",
+    "agent.last_identity": "identity.ladder",
+    # a host of the runtime's own (HOST, DAMAGE_SESSION)
+    "host.start_host": "hosting.session-continues",
+    "host.stop": "hosting.session-continues",
+    "host.kill": "hosting.persists-before-reply",
+    "implementation.damage_session": "hosting.unreadable-is-not-absent",
+    # the session door (BACKEND, SESSION; docs/sessions.md names each op's law)
+    "backend.open_backend": "session.agent-has-default-conversation",
+    "backend.create_agent": "session.agent-has-default-conversation",
+    "backend.create_session": "session.new-session-is-new-conversation",
+    "backend.resume_session": "session.resume-either-id",
+    "backend.list_conversations": "conversation.inspect-without-session",
+    "backend.list_messages": "conversation.inspect-without-session",
+    "backend.kill": "persistence.beyond-connection",
+    "backend.close": "persistence.beyond-connection",
+    "session.ids": "session.ids",
+    "session.send": "turn.one-result",
+    "session.stream": "turn.one-result",
+    "session.abort": "turn.abort-keeps-session",
+    "session.decide": "approval.survives-disconnect",
+    "session.remove_queued": "turn.queued-removable",
+    "session.list_messages": "connection.no-replay-reconcile",
+    "session.state": "connection.no-replay-reconcile",
+    "session.break_connection": "connection.broken-is-unusable",
+    "session.close": "persistence.beyond-connection",
+}
+"""door -> the law about that door: the law a missing declared door is charged to."""
+
+
+def note_door(error: BaseException, door: Door) -> None:
+    """Say on `error` which door raised it (the first guard to see it decides)."""
+    if getattr(error, _NOTE, None) is None:
+        # an exception type with __slots__ takes no note: nothing is said of it
+        with contextlib.suppress(AttributeError):
+            setattr(error, _NOTE, door)
+
+
+def door_of(error: BaseException | None) -> Door | None:
+    """The door `error` came through, if a guard noted one."""
+    found = getattr(error, _NOTE, None)
+    return found if isinstance(found, Door) else None
+
+
+def refused_act(error: BaseException | None) -> str | None:
+    """What an act that a law needed to succeed did instead, in the law's words, when a
+    runtime's refusal or failed run escaped the test uncaught: "follow_up was refused as
+    no_conversation: ..."; None for anything else (or an error no guard saw)."""
+    door = door_of(error)
+    if door is None:
+        return None
+    if isinstance(error, Refused):
+        return f"{door.op} was refused as {error.kind.value}: {error.message}"
+    if isinstance(error, RunFailed):
+        cause = getattr(error, "cause", "provider")
+        how = "ended in the runtime's own error" if cause == "runtime" else "failed"
+        return f"{door.op} {how}: {error.message}"
+    return None
+
+
+def missing_door_law(error: BaseException | None, declared: frozenset[str]) -> str | None:
+    """The law a missing declared door is charged to: the law about that door, when the
+    error is a `DeclaredButMissing` a guard noted and that law applies to this runtime
+    (its capabilities are declared); None: the test's own laws are charged, as before."""
+    if not isinstance(error, DeclaredButMissing):
+        return None
+    door = door_of(error)
+    law_id = DOOR_LAWS.get(door.key) if door is not None else None
+    if law_id is None:
+        return None
+    if any(str(capability) not in declared for capability in law(law_id).requires):
+        return None
+    return law_id
+
+
+__all__ = [
+    "DOOR_LAWS",
+    "Door",
+    "door_of",
+    "missing_door_law",
+    "note_door",
+    "refused_act",
+]
