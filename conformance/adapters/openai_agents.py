@@ -84,7 +84,7 @@ Law by law (the final verdicts of the run against 0.24.0)
   would be the adapter's invention; an SDK `Session` is a stored history a run replays,
   not an id a run hands its tools.
 - in-flight.refused-before-send, in-flight.first-run-intact: they apply (the agent keeps a
-  conversation: follow_up, continue_from and pause are declared), and the SDK guards
+  conversation: continue_from and pause are declared), and the SDK guards
   nothing (concurrent `Runner.run` calls on one Agent, or on one Session): a second run
   while the first is in flight is sent. FAIL.
 - pending.refuses-new-message (pause): a new `Runner.run` while an interruption is pending

@@ -124,7 +124,7 @@ def missing_door_law(error: BaseException | None, declared: frozenset[str]) -> s
     law_id = DOOR_LAWS.get(door.key) if door is not None else None
     if law_id is None:
         return None
-    if any(str(capability) not in declared for capability in law(law_id).requires):
+    if any(law(law_id).missing(declared)):
         return None
     return law_id
 
