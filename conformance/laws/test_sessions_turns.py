@@ -183,17 +183,23 @@ async def test_a_turn_that_calls_a_tool_streams_the_call_and_its_result(
 
 
 @pytest.mark.law("turn.one-result")
-async def test_a_result_carries_its_turns_whole_final_text_multi_line_or_empty(
+async def test_a_result_carries_the_whole_final_text_and_a_failed_turn_still_ends_in_one(
     fake: ScriptedProvider, new_backend: BackendFactory
 ) -> None:
     """A multi-line answer's result (and its assistant events) carry every line of it, not
     the first; an answer of nothing is a completed turn whose result carries the empty
-    text. A runtime may ask the model again after an empty reply: its final text is then
-    that later reply, which is judged instead."""
+    text (a runtime may ask the model again after an empty reply: its final text is then
+    that later reply, which is judged instead); a turn whose model calls all fail still
+    ends its pass with one result, which does not say success."""
     fake.script([text(MULTI_LINE)], when=lambda r: last_user_carries(r, FIRST))
     fake.script(
         [text(""), text(ASKED_AGAIN)],
         when=lambda r: last_user_carries(r, QUIET),
+        allow_unused=True,
+    )
+    fake.script(
+        [Fault(status=500)] * OUTLASTS_RETRIES,
+        when=lambda r: last_user_carries(r, FAILING),
         allow_unused=True,
     )
     backend = await new_backend()
@@ -223,6 +229,12 @@ async def test_a_result_carries_its_turns_whole_final_text_multi_line_or_empty(
             f"an empty answer is still an answer, and the turn completed"
         )
     problems.append(final_text_problem(result.text, final, what))
+
+    await session.send(FAILING)
+    failed = await session.stream(wait=20.0)
+    what = "a turn whose model calls all failed"
+    if judge_one_pass(failed, what).success:
+        problems.append(f"the result of {what} says success")
     found = [p for p in problems if p]
     assert not found, "\n".join(found)
 
