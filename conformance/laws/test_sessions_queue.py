@@ -22,6 +22,8 @@ removal answers true the message never reaches the model, and when it answers fa
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from ._kit import (
@@ -30,6 +32,8 @@ from ._kit import (
     Capability,
     Hold,
     Implementation,
+    PremiseNotMet,
+    Refused,
     RequestIR,
     ScriptedProvider,
     SessionAgentSpec,
@@ -50,9 +54,13 @@ pytestmark = pytest.mark.asyncio
 
 QUEUED = "turn.queued-not-dropped"
 REMOVABLE = "turn.queued-removable"
+ABORT = "turn.abort-keeps-session"
 ACTIVE = "Book me a table for two on Friday."
 ACTIVE_ANSWER = "Booked: two on Friday."
 LATER = ("Make it three.", "And add a high chair.")
+STILL_THERE = "Are you still there?"
+"""Sent after an abort whose queued messages did not run: whether the session runs any
+turn tells the queue's failure from the abort's."""
 PASSES = 4
 """Passes read after the release at most: one turn per queued message and one spare."""
 
@@ -104,6 +112,11 @@ def queued_problems(
     if len(order) == len(sent) and order != sorted(order):
         problems.append(f"the queued messages reached the model out of the order sent: {sent}")
     return problems
+
+
+def asking_for(message: str) -> Callable[[RequestIR], bool]:
+    """A script matcher: the requests for `message`'s turn."""
+    return lambda request: last_user_carries(request, message)
 
 
 async def listed_as_waiting(session: SessionUnderTest, answered: tuple[str, ...]) -> list[str]:
@@ -167,12 +180,15 @@ async def test_messages_queued_behind_an_aborted_turn_each_reach_the_model_after
     fake: ScriptedProvider, new_backend: BackendFactory, implementation: Implementation
 ) -> None:
     """abort() takes the active turn, not the queue behind it: the messages waiting there
-    when it comes still reach the model, in order, each accounted for by a result."""
+    when it comes still reach the model, in order, each accounted for by a result. A
+    session that runs no turn at all after the abort (a new message fails too) is the
+    abort law's failure, not the queue's: a premise here."""
     if not declares(implementation, Capability.SESSION_ABORT):
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}aborting a turn needs the session_abort capability")
     hold = Hold(label="turn to abort", then=text("Never told."))
     fake.script([hold], when=lambda r: last_user_carries(r, ACTIVE), allow_unused=True)
-    fake.script([text(f"Noted: {m}") for m in LATER], allow_unused=True)
+    for message in (*LATER, STILL_THERE):
+        fake.script([text(f"Noted: {message}")], when=asking_for(message), allow_unused=True)
     backend = await new_backend()
     session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
 
@@ -181,13 +197,18 @@ async def test_messages_queued_behind_an_aborted_turn_each_reach_the_model_after
     for message in LATER:
         await session.send(message)  # while the turn to abort is held at the fake
     early = [m for m in LATER if first_carrying(fake.wire.requests, m) is not None]
-    await session.abort()
-    aborted = await session.stream(wait=5.0)
-    hold.release()
-    if aborted.ended != "result":  # a runtime that waits the turn out ends it later
-        aborted = await session.stream(wait=20.0)
+    try:
+        await session.abort()
+        aborted = await session.stream(wait=5.0)
+        hold.release()
+        if aborted.ended != "result":  # a runtime that waits the turn out ends it later
+            aborted = await session.stream(wait=20.0)
+    except Refused as refused:
+        raise PremiseNotMet(ABORT, f"after abort() the session refused ({refused})") from None
+    finally:
+        hold.release()
     premise(
-        "turn.abort-keeps-session",
+        ABORT,
         aborted.ended == "result",
         f"the aborted turn's pass ended {aborted.ended!r}, not with its result",
     )
@@ -199,11 +220,25 @@ async def test_messages_queued_behind_an_aborted_turn_each_reach_the_model_after
     ]
     problems += queued_problems(fake.wire.requests, LATER, aborted=True)
     turns = len([r for r in fake.wire.requests if any(last_user_carries(r, m) for m in LATER)])
-    answered = len(results_in(passes))
+    answered = len([r for r in results_in(passes) if r.success])
     if not problems and answered < turns:
         problems.append(
             f"the messages queued behind the aborted turn reached the model in {turns} "
-            f"request(s), and the passes after the abort gave {answered} result(s)"
+            f"request(s), and the passes after the abort gave {answered} successful result(s)"
+        )
+    if problems:
+        try:
+            await session.send(STILL_THERE)
+            after: StreamPass | None = await session.stream(wait=20.0)
+        except Refused:
+            after = None
+        premise(
+            ABORT,
+            after is not None and after.result is not None and after.result.success,
+            f"after the abort the session ran no turn at all (a new message failed too: "
+            f"{'refused' if after is None else [e.type for e in after.events]}), so what "
+            f"became of the messages queued behind the aborted turn is the abort's doing: "
+            f"{problems}",
         )
     assert not problems, "\n".join(problems)
 

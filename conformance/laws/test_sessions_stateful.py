@@ -351,9 +351,18 @@ def programs(
             conversation.maybe.clear()
             return pending[: len(rest)]
 
-        def played(self, where: str, chosen: Open, pending: list[str], law: str) -> list[str]:
+        def played(
+            self,
+            where: str,
+            chosen: Open,
+            pending: list[str],
+            law: str,
+            *,
+            shown_law: str | None = None,
+        ) -> list[str]:
             """One pass: the turn that takes up `pending[0]` ends in its successful result
-            and showed exactly its conversation; its result and runs are judged on the side.
+            and showed exactly its conversation (judged under `shown_law`, if another law's
+            statement decides what it shows); its result and runs are judged on the side.
             The messages the turn carried."""
             stream_pass = wait(chosen.session.stream(wait=20.0))
             result = stream_pass.result
@@ -363,7 +372,7 @@ def programs(
                     f"{where}: the turn for {pending[0]!r} on {chosen.conversation.key} ended "
                     f"{stream_pass.ended!r} with {[e.type for e in stream_pass.events]}",
                 )
-            carried = self.check(where, chosen, pending, law)
+            carried = self.check(where, chosen, pending, shown_law or law)
             final = self.final(carried[0])
             if final:
                 chosen.conversation.history.append(("assistant", final))
@@ -396,12 +405,18 @@ def programs(
             if problems:
                 note_violation(RUN_IDS, "; ".join(problems))
 
-        def played_queue(self, where: str, chosen: Open, queued: list[str]) -> None:
+        def played_queue(
+            self, where: str, chosen: Open, queued: list[str], *, shown_law: str | None = None
+        ) -> None:
             """The turns that take up the queued messages, one pass each (a merged turn
-            carries several); then the conversation lists each once."""
+            carries several); then the conversation lists each once. What the first of them
+            shows of the turn before it is judged under `shown_law` (after an abort, the
+            abort law's: whether the aborted turn was cancelled)."""
             pending = list(queued)
+            first_law = shown_law
             while pending:
-                pending = pending[len(self.played(where, chosen, pending, QUEUED)) :]
+                took = self.played(where, chosen, pending, QUEUED, shown_law=first_law)
+                pending, first_law = pending[len(took) :], None
             listed = self.attempt(QUEUED, "list_messages()", chosen.session.list_messages())
             for message in queued:
                 times = sum(1 for m in listed if m.role == "user" and message in m.text)
@@ -475,9 +490,43 @@ def programs(
                 stream_pass = self.attempt(ABORT, "the pass after abort()", later)
             if stream_pass.ended != "result":
                 raise violated(ABORT, f"{where}: the aborted turn's pass never ended in a result")
+            if stream_pass.result is not None and stream_pass.result.success:
+                raise violated(
+                    ABORT,
+                    f"{where}: the pass after abort() ended with a successful result (events "
+                    f"{[e.type for e in stream_pass.events]}): not the aborted turn's end",
+                )
             chosen.conversation.maybe.add(aborted)
             chosen.law = ABORT  # the next turn of this session shows the session survived
-            self.played_queue(where, chosen, queued)
+            try:
+                self.played_queue(where, chosen, queued, shown_law=ABORT)
+            except LawViolation as lost:
+                if lost.law != QUEUED:
+                    raise
+                self.runs_after_abort(where, chosen, lost)
+                raise
+
+        def runs_after_abort(self, where: str, chosen: Open, lost: LawViolation) -> None:
+            """The messages queued behind an aborted turn did not run as the law says: if
+            the session runs no turn at all now (a new message fails too), the abort is
+            what failed, and `lost` is its knock-on, charged to the abort law instead."""
+            probe = self.fresh("probe message")
+            self.sent.append(probe)
+            self.answer(probe, self.fresh("answer"))
+            try:
+                wait(chosen.session.send(probe))
+                after: StreamPass | None = wait(chosen.session.stream(wait=20.0))
+            except Refused:
+                after = None
+            if after is not None and after.result is not None and after.result.success:
+                return
+            violations.remove(lost)
+            raise violated(
+                ABORT,
+                f"{where}: after abort() the session runs no turn at all (a new message "
+                f"failed too), so what became of the messages queued behind the aborted "
+                f"turn is the abort's doing: {lost}",
+            )
 
         @precondition(lambda self: bool(hows) and bool(self.open))
         @rule(data=st.data())

@@ -32,6 +32,8 @@ from ._kit import (
     Fault,
     Hold,
     Implementation,
+    PremiseNotMet,
+    Refused,
     RequestIR,
     ResultEvent,
     ScriptedProvider,
@@ -287,12 +289,19 @@ async def pass_of_aborted(session: SessionUnderTest, hold: Hold) -> StreamPass:
     """The pass of a turn aborted while its request is held at the fake: it ends in its
     result (the abort law's own test judges how soon)."""
     await hold.arrived(timeout=20.0)
-    await session.abort()
-    ended = await session.stream(wait=5.0)
-    hold.release()
-    if ended.ended != "result":
-        later = await session.stream(wait=20.0)
-        ended = StreamPass(events=(*ended.events, *later.events), ended=later.ended)
+    try:
+        await session.abort()
+        ended = await session.stream(wait=5.0)
+        hold.release()
+        if ended.ended != "result":
+            later = await session.stream(wait=20.0)
+            ended = StreamPass(events=(*ended.events, *later.events), ended=later.ended)
+    except Refused as refused:
+        raise PremiseNotMet(
+            "turn.abort-keeps-session", f"after abort() the session refused ({refused})"
+        ) from None
+    finally:
+        hold.release()
     premise(
         "turn.abort-keeps-session",
         ended.ended == "result",
