@@ -29,9 +29,12 @@ only one door reaches runs the law modules that drive that door (the catalog's
 `test_sessions_*`, the only modules that open a session backend); the others run the
 whole suite. The rogues
 (`docs/kill-matrix.md`) are built to break named laws; mutants are not, so the
-survivors measure what the laws leave unguarded. A whole run took 36 minutes
-(2,138 s) with three workers on a shared two-core machine (`--workers 3`: a third of
-each run waits on SDK retry backoff, so one worker more than the cores pays).
+survivors measure what the laws leave unguarded. The last whole run took 98 minutes
+(5,884 s) with two workers on a two-core machine shared with other work (load average
+4-8): a mutant narrowed to the session laws took 18-130 s, one running the whole suite
+50-210 s (and `stdio-queues-calls` its 900 s deadline). Before the spawned runtimes ran
+the copy, a run took 36 minutes with three workers on a quieter machine (`--workers 3`:
+a third of each run waits on SDK retry backoff, so one worker more than the cores pays).
 
 - **killed**: a law FAILed; **crashed**: no FAIL, but a law was an ERROR or a
   TIMEOUT (the runtime broke rather than broke a law: weaker evidence);
