@@ -90,6 +90,85 @@ def first_carrying(requests: Sequence[RequestIR], message: str) -> RequestIR | N
     return found[0] if found else None
 
 
+def last_user_carries(request: RequestIR, message: str) -> bool:
+    """Whether the request's last user message carries `message`: the request asks the model
+    for that message's turn (a runtime asking again within the turn sends it again)."""
+    users = [m.text for m in request.messages if m.role == "user"]
+    return bool(users) and message in users[-1]
+
+
+def words(text: str) -> str:
+    """A text's words, single-spaced: what two texts are compared by when a runtime may lay
+    the same answer out differently (blocks joined by newlines, a trailing newline)."""
+    return " ".join(text.split())
+
+
+def final_text_problem(told: str | None, final: str, what: str) -> str | None:
+    """Why a result's text is not the turn's full final text `final`, or None. Every word
+    of it, in order (a multi-line answer whole, not its first line); an empty answer is
+    the empty text, not absent (the result carries it) and not made-up words. Whether
+    text said before a tool call also belongs to it the seed leaves open, so a result may
+    carry more than the final reply."""
+    if not final.strip():
+        if told is None:
+            return (
+                f"the result of {what} carries no text: the model answered with nothing, and "
+                f"the result carries the turn's full final text, the empty one"
+            )
+        if told.strip():
+            return f"the result of {what} carries {told!r}, though the model answered with nothing"
+        return None
+    if told is None or words(final) not in words(told):
+        return f"the result of {what} carries {told!r}, not the turn's full final text {final!r}"
+    return None
+
+
+RUN_EVENTS = frozenset({"assistant", "reasoning", "tool_call", "tool_result", "error", "retry"})
+"""The events the seed says "include `runId` when they belong to a run"."""
+
+
+def run_id_problems(
+    stream_pass: StreamPass, what: str, *, ran_model: bool
+) -> tuple[list[str], set[str]]:
+    """What a pass breaks of `turn.run-ids`, and every run it names. A turn that ran the
+    model (`ran_model`: a request for it reached the fake, whether the turn then completed,
+    failed or was aborted) started a run, so its result lists one; every run an event
+    names is listed; and once the result lists the turn's runs, every event of the kinds
+    the seed names belongs to one of them, so it carries its id."""
+    result = stream_pass.result
+    if result is None:
+        return [f"the pass of {what} has no result to list its runs"], set()
+    listed = set(result.run_ids or ())
+    problems = []
+    if ran_model and not listed:
+        problems.append(
+            f"the result of {what}, a turn that ran the model (so it started a run), lists "
+            f"runs {result.run_ids!r}"
+        )
+    named = {
+        run_id
+        for e in stream_pass.events
+        if not isinstance(e, ResultEvent) and (run_id := getattr(e, "run_id", None))
+    }
+    missing = sorted(named - listed)
+    if missing:
+        problems.append(
+            f"the events of {what} belong to runs {missing}, which its result.runIds "
+            f"{result.run_ids!r} does not list"
+        )
+    unnamed = [
+        e.type
+        for e in stream_pass.events
+        if e.type in RUN_EVENTS and not getattr(e, "run_id", None)
+    ]
+    if listed and unnamed:
+        problems.append(
+            f"the {', '.join(sorted(set(unnamed)))} event(s) of {what} carry no runId, though "
+            f"they belong to the run(s) {sorted(listed)} its result lists"
+        )
+    return problems, listed | named
+
+
 def answer_of(stream_pass: StreamPass) -> str:
     """The assistant text a pass streamed, joined."""
     return "".join(e.text for e in stream_pass.events if isinstance(e, AssistantEvent))
@@ -167,16 +246,21 @@ __all__ = [
     "EITHER_ID",
     "NEW_CONVERSATION",
     "ONE_RESULT",
+    "RUN_EVENTS",
     "TURN_WAIT",
     "Said",
     "answer_of",
     "conversation_shown",
+    "final_text_problem",
     "first_carrying",
     "last_carrying",
+    "last_user_carries",
     "open_new",
     "open_resumed",
     "opened_by_the_law",
     "requests_carrying",
     "results_in",
+    "run_id_problems",
     "take_turn",
+    "words",
 ]

@@ -2,15 +2,29 @@
 sends, aborts and broken connections shows every request exactly its conversation.
 
 `SessionPrograms` is a Hypothesis `RuleBasedStateMachine` keeping a model of the seed's
-agents and conversations: per conversation, the turns completed so far. Its rules create
-agents, open sessions (a new conversation, the agent's default by the agent id, a known
-conversation by its id), take turns, send while a turn is held at the fake (a queued
-message), abort a held turn, break an idle connection (drop, or kill the runtime and
-open the backend again on its store) and close sessions. Every request the fake records
-is compared with the model: the conversation's completed history, then the new message.
-A violation is charged to the law whose statement the step exercised — how the session
-was opened (default, new, resumed by either id), a queued message, a session used after
-an abort or a break — and Hypothesis shrinks a failure to the steps that show it.
+agents and conversations: per conversation, the turns completed so far and the runs they
+named. Its rules create agents, open sessions (a new conversation, the agent's default by
+the agent id, a known conversation by its id), take turns, send one to three messages
+while a turn is held at the fake (queued), abort a held turn with one or two messages
+queued behind it, break an idle connection (drop, or kill the runtime and open the
+backend again on its store) and close sessions. Every answer the model gives is drawn:
+one line, several lines, or nothing at all. Every request the fake records is compared
+with the model: the conversation's completed history (a turn answered with nothing is
+still its message), then the new message(s). A violation is charged to the law whose
+statement the step exercised — how the session was opened (default, new, resumed by
+either id), a queued message, a session used after an abort or a break — and
+Hypothesis shrinks a failure to the steps that show it.
+
+Every pass the program reads is also judged, on the side, for the turn's result and
+runs: the result carries the turn's full final text, the events carry the runs the
+result lists, and no run is named by two turns of one conversation, whichever session or
+process played them (`turn.one-result`, `turn.run-ids`). Those violations do not stop
+the program, so the conversation laws stay judged to its end; the first is raised once
+every example ran clean of them.
+
+Messages queued during one turn may run as one turn (docs/sessions.md): a request may
+carry several of them, in the order sent. Once they were answered the conversation lists
+each once (none left shown as waiting).
 
 Open in the seed, so not judged: what a conversation shows of an aborted message (the
 model resynchronises from the next request, which may or may not carry it).
@@ -57,12 +71,18 @@ from ._kit import (
     SessionAgentSpec,
     SessionUnderTest,
     Step,
+    StreamPass,
+    answer_of,
     conversation_shown,
     declares,
+    final_text_problem,
     first_carrying,
+    last_user_carries,
     off_the_loop,
     reproducing,
+    run_id_problems,
     text,
+    words,
 )
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
@@ -74,6 +94,10 @@ EITHER = "session.resume-either-id"
 QUEUED = "turn.queued-not-dropped"
 ABORT = "turn.abort-keeps-session"
 UNUSABLE = "connection.broken-is-unusable"
+ONE_RESULT = "turn.one-result"
+RUN_IDS = "turn.run-ids"
+ANSWERS = ("one line", "several lines", "nothing")
+"""The shapes an answer the model gives is drawn from."""
 STEP_TIMEOUT = 60.0
 """Seconds one step may take (a runtime process start is a few)."""
 MAX_OPEN = 3
@@ -93,6 +117,8 @@ class Conversation:
     conversation_id: str | None = None
     maybe: set[str] = field(default_factory=set)
     """Messages the seed leaves open: an aborted message the next request may carry."""
+    runs: set[str] = field(default_factory=set)
+    """Every run its turns named so far."""
 
 
 @dataclass
@@ -110,14 +136,17 @@ def programs(
     implementation: Implementation,
     loop: asyncio.AbstractEventLoop,
     violations: list[LawViolation],
+    noted: list[LawViolation],
     *,
     aborts: bool,
 ) -> type[RuleBasedStateMachine]:
     """The machine, closed over this test's fake, its backend (`holder[0]`, replaced when
     a kill makes the backend open again), and its loop. With `aborts`, programs abort held
-    turns too, and the test judges the abort law alone: what else a step finds wrong is
-    a premise (the other test judges those laws)."""
+    turns too, and the test judges the abort law and the queue behind an aborted turn
+    alone: what else a step finds wrong is a premise (the other test judges those laws),
+    and the passes are not judged on the side. Side judgments go to `noted`."""
     can_abort = aborts
+    judged = {ABORT, QUEUED} if aborts else None
     ways: tuple[tuple[BreakHow, Capability], ...] = (
         ("drop", Capability.SESSION_DROP),
         ("kill", Capability.SESSION_KILL),
@@ -125,10 +154,15 @@ def programs(
     hows = [how for how, needed in ways if declares(implementation, needed)]
 
     def violated(law: str, message: str) -> Exception:
-        if aborts and law != ABORT:
+        if judged is not None and law not in judged:
             return PremiseNotMet(law, message)
         violations.append(LawViolation(law, message))
         return violations[-1]
+
+    def note_violation(law: str, message: str) -> None:
+        """A law judged on the side: noted, and the program goes on."""
+        if judged is None:
+            noted.append(LawViolation(law, message))
 
     async def awaited(step: Awaitable[T]) -> T:
         return await step
@@ -148,6 +182,8 @@ def programs(
             self.conversations: list[Conversation] = []
             self.open: list[Open] = []
             self.sent: list[str] = []
+            self.replies: dict[str, list[str]] = {}
+            """Per message, what the model answers requests for its turn, in order."""
             self.count = 0
             self.step = 0
             self.live = True
@@ -167,16 +203,38 @@ def programs(
             self.count += 1
             return f"{self.name} {what} {self.count}."
 
-        def answer_next(self, answer: str) -> None:
-            """One scripted answer for the next request, in a script that steps aside once
-            used."""
-            self.script([text(answer)])
+        def drawn_answer(self, data: st.DataObject, what: str) -> str:
+            """An answer of a drawn shape: one line, several lines, or nothing."""
+            shape = data.draw(st.sampled_from(ANSWERS), f"{what} answer")
+            answer = self.fresh("answer")
+            if shape == "several lines":
+                return f"{answer}\nIts second line.\n\n- and a list item"
+            return "" if shape == "nothing" else answer
 
-        def script(self, steps: list[Step]) -> None:
-            """Answers for this example's next requests, in a script that steps aside once
-            used or once the example is over."""
+        def answer(self, message: str, reply: str, *, hold: Hold | None = None) -> None:
+            """What the model answers the requests for `message`'s turn: `reply` (held,
+            with `hold`), then, after an empty reply, text for a runtime that asks the
+            model again (some do, to get text; the turn's answer is then that one)."""
+            replies = [reply] if reply else [reply, self.fresh("answer asked again")]
+            self.replies[message] = replies
+            first: Step = hold if hold is not None else text(reply)
+            self.script([first, *(text(r) for r in replies[1:])], message)
+
+        def final(self, message: str) -> str:
+            """The turn's final answer: the reply to the last request for its turn."""
+            replies = self.replies[message]
+            asked = len([r for r in fake.wire.requests if last_user_carries(r, message)])
+            return replies[max(0, min(asked, len(replies)) - 1)]
+
+        def script(self, steps: list[Step], message: str) -> None:
+            """Answers for the requests for `message`'s turn (its last user message carries
+            it), in a script that steps aside once used or once the example is over."""
             script = fake.script(
-                steps, when=lambda _request: self.live and not script.exhausted, allow_unused=True
+                steps,
+                when=lambda request: (
+                    self.live and not script.exhausted and last_user_carries(request, message)
+                ),
+                allow_unused=True,
             )
 
         def opened(self, session: SessionUnderTest, conversation: Conversation, law: str) -> None:
@@ -263,23 +321,26 @@ def programs(
 
         # -- turns -------------------------------------------------------------------------
 
-        def check(self, where: str, chosen: Open, message: str, law: str) -> None:
-            """The request carrying `message` shows the conversation, then the message."""
-            request = first_carrying(fake.wire.requests, message)
+        def check(self, where: str, chosen: Open, pending: list[str], law: str) -> list[str]:
+            """The request for the turn that took up `pending[0]` shows the conversation,
+            then that message (and, if the runtime merged them, the ones queued after it,
+            in order): the messages it carried."""
+            request = first_carrying(fake.wire.requests, pending[0])
             conversation = chosen.conversation
             if request is None:
-                raise violated(law, f"{where}: {message!r} never reached the model")
+                raise violated(law, f"{where}: {pending[0]!r} never reached the model")
             shown = conversation_shown(request, self.sent)
-            expected = [*conversation.history, ("user", message)]
-            if shown != expected and not (
-                conversation.maybe
-                and shown[: len(conversation.history)] == conversation.history
-                and shown[-1] == ("user", message)
-                and all(
-                    said in {("user", m) for m in conversation.maybe}
-                    for said in shown[len(conversation.history) : -1]
-                )
+            history = conversation.history
+            rest = shown[len(history) :]
+            maybe = {("user", m) for m in conversation.maybe}
+            while rest and rest[0] in maybe and rest[0] != ("user", pending[0]):
+                rest = rest[1:]
+            if (
+                shown[: len(history)] != history
+                or not rest
+                or rest != [("user", m) for m in pending[: len(rest)]]
             ):
+                expected = [*history, ("user", pending[0])]
                 raise violated(
                     law,
                     f"{where}: {conversation.key} was shown {shown}, not exactly its "
@@ -288,60 +349,137 @@ def programs(
                 )
             conversation.history = shown
             conversation.maybe.clear()
+            return pending[: len(rest)]
 
-        def played(self, where: str, chosen: Open, message: str, answer: str, law: str) -> None:
+        def played(
+            self,
+            where: str,
+            chosen: Open,
+            pending: list[str],
+            law: str,
+            *,
+            shown_law: str | None = None,
+        ) -> list[str]:
+            """One pass: the turn that takes up `pending[0]` ends in its successful result
+            and showed exactly its conversation (judged under `shown_law`, if another law's
+            statement decides what it shows); its result and runs are judged on the side.
+            The messages the turn carried."""
             stream_pass = wait(chosen.session.stream(wait=20.0))
             result = stream_pass.result
             if stream_pass.ended != "result" or result is None or not result.success:
                 raise violated(
                     law,
-                    f"{where}: the turn for {message!r} on {chosen.conversation.key} ended "
+                    f"{where}: the turn for {pending[0]!r} on {chosen.conversation.key} ended "
                     f"{stream_pass.ended!r} with {[e.type for e in stream_pass.events]}",
                 )
-            self.check(where, chosen, message, law)
-            chosen.conversation.history.append(("assistant", answer))
+            carried = self.check(where, chosen, pending, shown_law or law)
+            final = self.final(carried[0])
+            if final:
+                chosen.conversation.history.append(("assistant", final))
+            self.judge_pass(where, chosen.conversation, stream_pass, final)
+            return carried
+
+        def judge_pass(
+            self, where: str, conversation: Conversation, stream_pass: StreamPass, final: str
+        ) -> None:
+            """On the side: the result's text and the turn's runs."""
+            what = f"the turn of {where}"
+            result = stream_pass.result
+            assert result is not None
+            problem = final_text_problem(result.text, final, what)
+            if problem is None and words(final) not in words(answer_of(stream_pass)):
+                problem = (
+                    f"the assistant events of {what} say {answer_of(stream_pass)!r}, not "
+                    f"the answer {final!r}"
+                )
+            if problem is not None:
+                note_violation(ONE_RESULT, problem)
+            problems, runs = run_id_problems(stream_pass, what, ran_model=True)
+            shared = runs & conversation.runs
+            if shared:
+                problems.append(
+                    f"{what} names runs {sorted(shared)}, which an earlier turn of "
+                    f"{conversation.key} named: a run id that connects both connects neither"
+                )
+            conversation.runs |= runs
+            if problems:
+                note_violation(RUN_IDS, "; ".join(problems))
+
+        def played_queue(
+            self, where: str, chosen: Open, queued: list[str], *, shown_law: str | None = None
+        ) -> None:
+            """The turns that take up the queued messages, one pass each (a merged turn
+            carries several); then the conversation lists each once. What the first of them
+            shows of the turn before it is judged under `shown_law` (after an abort, the
+            abort law's: whether the aborted turn was cancelled)."""
+            pending = list(queued)
+            first_law = shown_law
+            while pending:
+                took = self.played(where, chosen, pending, QUEUED, shown_law=first_law)
+                pending, first_law = pending[len(took) :], None
+            listed = self.attempt(QUEUED, "list_messages()", chosen.session.list_messages())
+            for message in queued:
+                times = sum(1 for m in listed if m.role == "user" and message in m.text)
+                if times > 1:
+                    raise violated(
+                        QUEUED,
+                        f"{where}: {message!r} is listed {times} times among the "
+                        f"conversation's messages after the turn that carried it was "
+                        f"answered: it is still shown as waiting",
+                    )
 
         @precondition(lambda self: bool(self.open))
         @rule(data=st.data())
         def turn(self, data: st.DataObject) -> None:
             chosen = data.draw(st.sampled_from(self.open), "session")
-            message, answer = self.fresh("message"), self.fresh("answer")
+            message = self.fresh("message")
             self.sent.append(message)
+            self.answer(message, self.drawn_answer(data, "its"))
             where = self.say(f"send {message!r} on {chosen.conversation.key}")
-            self.answer_next(answer)
             self.attempt(chosen.law, f"sending {message!r}", chosen.session.send(message))
-            self.played(where, chosen, message, answer, chosen.law)
+            self.played(where, chosen, [message], chosen.law)
 
         @precondition(lambda self: bool(self.open))
         @rule(data=st.data())
         def send_while_active(self, data: st.DataObject) -> None:
             chosen = data.draw(st.sampled_from(self.open), "session")
-            active, queued = self.fresh("active message"), self.fresh("queued message")
-            held_answer, answer = self.fresh("held answer"), self.fresh("answer")
-            self.sent += [active, queued]
-            where = self.say(f"send {active!r}, then {queued!r} while it is held")
-            hold = Hold(label=self.fresh("hold"), then=text(held_answer))
-            self.script([hold, text(answer)])
+            count = data.draw(st.integers(1, 3), "messages queued")
+            active = self.fresh("active message")
+            queued = [self.fresh("queued message") for _ in range(count)]
+            self.sent += [active, *queued]
+            held = self.drawn_answer(data, "held")
+            hold = Hold(label=self.fresh("hold"), then=text(held))
+            self.answer(active, held, hold=hold)
+            for message in queued:
+                self.answer(message, self.drawn_answer(data, "queued"))
+            where = self.say(f"send {active!r}, then {queued} while it is held")
             self.attempt(chosen.law, f"sending {active!r}", chosen.session.send(active))
             self.attempt(chosen.law, f"{active!r} reaching the model", hold.arrived(timeout=20.0))
-            self.attempt(
-                QUEUED, f"sending {queued!r} while a turn is active", chosen.session.send(queued)
-            )
+            for message in queued:
+                sending = chosen.session.send(message)
+                self.attempt(QUEUED, f"sending {message!r} while a turn is active", sending)
             hold.release()
-            self.played(where, chosen, active, held_answer, chosen.law)
-            self.played(where, chosen, queued, answer, QUEUED)
+            self.played(where, chosen, [active], chosen.law)
+            self.played_queue(where, chosen, queued)
 
         @precondition(lambda self: can_abort and bool(self.open))
         @rule(data=st.data())
         def abort_held_turn(self, data: st.DataObject) -> None:
             chosen = data.draw(st.sampled_from(self.open), "session")
+            count = data.draw(st.integers(1, 2), "messages queued behind it")
             aborted = self.fresh("aborted message")
-            self.sent.append(aborted)
-            where = self.say(f"send {aborted!r}, abort it while it is held")
+            queued = [self.fresh("queued message") for _ in range(count)]
+            self.sent += [aborted, *queued]
             hold = Hold(label=self.fresh("hold"), then=text(self.fresh("never shown")))
-            self.script([hold])
+            self.script([hold], aborted)
+            for message in queued:
+                self.answer(message, self.drawn_answer(data, "queued"))
+            where = self.say(f"send {aborted!r}, queue {queued}, abort it while it is held")
             self.attempt(chosen.law, f"sending {aborted!r}", chosen.session.send(aborted))
             self.attempt(chosen.law, f"{aborted!r} reaching the model", hold.arrived(timeout=20.0))
+            for message in queued:
+                sending = chosen.session.send(message)
+                self.attempt(QUEUED, f"sending {message!r} while a turn is active", sending)
             self.attempt(ABORT, "abort()", chosen.session.abort())
             stream_pass = self.attempt(
                 ABORT, "the pass after abort()", chosen.session.stream(wait=5.0)
@@ -352,8 +490,43 @@ def programs(
                 stream_pass = self.attempt(ABORT, "the pass after abort()", later)
             if stream_pass.ended != "result":
                 raise violated(ABORT, f"{where}: the aborted turn's pass never ended in a result")
+            if stream_pass.result is not None and stream_pass.result.success:
+                raise violated(
+                    ABORT,
+                    f"{where}: the pass after abort() ended with a successful result (events "
+                    f"{[e.type for e in stream_pass.events]}): not the aborted turn's end",
+                )
             chosen.conversation.maybe.add(aborted)
             chosen.law = ABORT  # the next turn of this session shows the session survived
+            try:
+                self.played_queue(where, chosen, queued, shown_law=ABORT)
+            except LawViolation as lost:
+                if lost.law != QUEUED:
+                    raise
+                self.runs_after_abort(where, chosen, lost)
+                raise
+
+        def runs_after_abort(self, where: str, chosen: Open, lost: LawViolation) -> None:
+            """The messages queued behind an aborted turn did not run as the law says: if
+            the session runs no turn at all now (a new message fails too), the abort is
+            what failed, and `lost` is its knock-on, charged to the abort law instead."""
+            probe = self.fresh("probe message")
+            self.sent.append(probe)
+            self.answer(probe, self.fresh("answer"))
+            try:
+                wait(chosen.session.send(probe))
+                after: StreamPass | None = wait(chosen.session.stream(wait=20.0))
+            except Refused:
+                after = None
+            if after is not None and after.result is not None and after.result.success:
+                return
+            violations.remove(lost)
+            raise violated(
+                ABORT,
+                f"{where}: after abort() the session runs no turn at all (a new message "
+                f"failed too), so what became of the messages queued behind the aborted "
+                f"turn is the abort's doing: {lost}",
+            )
 
         @precondition(lambda self: bool(hows) and bool(self.open))
         @rule(data=st.data())
@@ -405,10 +578,11 @@ async def run_programs(
     kill = declares(implementation, Capability.SESSION_KILL)
     holder = [await new_backend(killable=kill)]
     violations: list[LawViolation] = []
+    noted: list[LawViolation] = []
     loop = asyncio.get_running_loop()
     # On `python -m conformance replay`, the stored shrunk example is played instead.
     machine = reproducing(
-        programs(fake, holder, new_backend, implementation, loop, violations, aborts=aborts)
+        programs(fake, holder, new_backend, implementation, loop, violations, noted, aborts=aborts)
     )
     profile = settings.default
     examples = profile.max_examples if profile is not None else 8
@@ -423,6 +597,8 @@ async def run_programs(
         if violations:
             raise violations[0] from error
         raise
+    if noted:
+        raise noted[0]
 
 
 # A passing run takes seconds against the reference; a session may be a process of its own.
@@ -432,6 +608,8 @@ async def run_programs(
     "session.resume-either-id",
     "turn.queued-not-dropped",
     "connection.broken-is-unusable",
+    "turn.one-result",
+    "turn.run-ids",
 )
 @pytest.mark.timeout(600)
 async def test_any_program_of_sessions_shows_every_request_exactly_its_conversation(
@@ -440,7 +618,7 @@ async def test_any_program_of_sessions_shows_every_request_exactly_its_conversat
     await run_programs(fake, new_backend, implementation, aborts=False, steps=8)
 
 
-@pytest.mark.law("turn.abort-keeps-session")
+@pytest.mark.law("turn.abort-keeps-session", "turn.queued-not-dropped")
 @pytest.mark.timeout(600)
 async def test_a_session_that_aborted_goes_on_showing_its_conversation(
     fake: ScriptedProvider, new_backend: BackendFactory, implementation: Implementation

@@ -9,10 +9,15 @@ tool shows the call and its result as events, and the model was shown the tool's
 
 "`assistant`, `reasoning`, `tool_call`, `tool_result`, `error`, and `retry` messages
 include `runId` when they belong to a run. The final `result.runIds` lists all runs started
-by the turn." Every run id an event names is in its turn's `run_ids`, a turn that ran the
-model started at least one run, and no run id is shared by two turns of one conversation,
-whichever session played them. (The seed's "absent when the turn fails before a run
-starts" has no runtime-independent way to be provoked here, so it is not judged.)
+by the turn." Every run id an event names is in its turn's `run_ids`; a turn that ran the
+model started at least one run, whether it then completed, failed or was aborted; once a
+result lists its turn's runs, every event of those kinds carries one of them; and no run
+id is shared by two turns of one conversation, whichever session played them. (The seed's
+"absent when the turn fails before a run starts" has no runtime-independent way to be
+provoked here: which failures come before a run is the runtime's own, so it is not judged.)
+
+The final text is judged whatever shape the answer has: a multi-line answer is carried
+whole, and an answer of nothing is carried as the empty text of a turn that succeeded.
 """
 
 from __future__ import annotations
@@ -24,21 +29,34 @@ from ._kit import (
     AssistantEvent,
     BackendFactory,
     Capability,
+    Fault,
+    Hold,
     Implementation,
+    PremiseNotMet,
+    Refused,
+    RequestIR,
     ResultEvent,
     ScriptedProvider,
     SessionAgentSpec,
     SessionOptions,
+    SessionUnderTest,
     StreamPass,
     ToolCallEvent,
     ToolResultEvent,
+    answer_of,
     declares,
+    final_text_problem,
+    last_user_carries,
     open_new,
     open_resumed,
+    premise,
+    requests_carrying,
+    run_id_problems,
     take_turn,
     text,
     text_blocks,
     tool_call,
+    words,
 )
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
@@ -51,6 +69,18 @@ BLOCKS = ("Booked: ", "a table for two, ", "Friday at eight.")
 SECOND = "Make it three."
 SECOND_ANSWER = "Done: three on Friday."
 ECHOED = "a quiet table by the window"
+MULTI_LINE = (
+    "Booked: a table for two.\nFriday at eight, by the window.\n\n- no nuts\n- the usual wine"
+)
+QUIET = "Just confirm it; no need to say anything."
+ASKED_AGAIN = "Confirmed."
+"""What the model answers if the runtime asks again after the empty reply (some do, to get
+text): the turn's final text is then this one."""
+FAILING = "Check the other booking too."
+ABORTED = "Actually, hold that thought."
+AFTER = "Then just the Friday one."
+OUTLASTS_RETRIES = 16
+"""Faults scripted for the failing turn: more than any SDK's default retries."""
 
 
 def judge_one_pass(stream_pass: StreamPass, what: str) -> ResultEvent:
@@ -154,29 +184,61 @@ async def test_a_turn_that_calls_a_tool_streams_the_call_and_its_result(
     assert not details, "a detail of the law:\n" + "\n".join(details)
 
 
-def run_ids_problems(stream_pass: StreamPass, what: str) -> tuple[list[str], set[str]]:
-    """What a pass breaks of the run-id law, and the runs its result lists."""
-    result = stream_pass.result
-    if result is None:
-        return [f"the pass of {what} has no result to list its runs"], set()
-    listed = set(result.run_ids or ())
+@pytest.mark.law("turn.one-result")
+async def test_a_result_carries_the_whole_final_text_and_a_failed_turn_still_ends_in_one(
+    fake: ScriptedProvider, new_backend: BackendFactory
+) -> None:
+    """A multi-line answer's result (and its assistant events) carry every line of it, not
+    the first; an answer of nothing is a completed turn whose result carries the empty
+    text (a runtime may ask the model again after an empty reply: its final text is then
+    that later reply, which is judged instead); a turn whose model calls all fail still
+    ends its pass with one result, which does not say success."""
+    fake.script([text(MULTI_LINE)], when=lambda r: last_user_carries(r, FIRST))
+    fake.script(
+        [text(""), text(ASKED_AGAIN)],
+        when=lambda r: last_user_carries(r, QUIET),
+        allow_unused=True,
+    )
+    fake.script(
+        [Fault(status=500)] * OUTLASTS_RETRIES,
+        when=lambda r: last_user_carries(r, FAILING),
+        allow_unused=True,
+    )
+    backend = await new_backend()
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
     problems = []
-    if result.run_ids is None or not result.run_ids:
+
+    await session.send(FIRST)
+    first = await session.stream(wait=20.0)
+    what = "a turn answered with several lines"
+    result = judge_one_pass(first, what)
+    problems.append(final_text_problem(result.text, MULTI_LINE, what))
+    if words(MULTI_LINE) not in words(answer_of(first)):
         problems.append(
-            f"the result of {what}, a turn that ran the model, lists runs {result.run_ids!r}"
+            f"the assistant events of {what} say {answer_of(first)!r}, not the whole "
+            f"answer {MULTI_LINE!r}"
         )
-    named = {
-        run_id
-        for e in stream_pass.events
-        if not isinstance(e, ResultEvent) and (run_id := getattr(e, "run_id", None))
-    }
-    missing = sorted(named - listed)
-    if missing:
+
+    await session.send(QUIET)
+    quiet = await session.stream(wait=20.0)
+    what = "a turn the model answered with nothing"
+    result = judge_one_pass(quiet, what)
+    asked = len([r for r in fake.wire.requests if last_user_carries(r, QUIET)])
+    final = "" if asked == 1 else ASKED_AGAIN
+    if not result.success:
         problems.append(
-            f"the events of {what} belong to runs {missing}, which its result.runIds "
-            f"{result.run_ids!r} does not list"
+            f"the result of {what} says success=False (stop_reason {result.stop_reason!r}): "
+            f"an empty answer is still an answer, and the turn completed"
         )
-    return problems, listed | named
+    problems.append(final_text_problem(result.text, final, what))
+
+    await session.send(FAILING)
+    failed = await session.stream(wait=20.0)
+    what = "a turn whose model calls all failed"
+    if judge_one_pass(failed, what).success:
+        problems.append(f"the result of {what} says success")
+    found = [p for p in problems if p]
+    assert not found, "\n".join(found)
 
 
 @pytest.mark.law("turn.run-ids")
@@ -192,16 +254,25 @@ async def test_every_run_an_event_names_is_listed_by_its_turns_result_and_no_oth
     runs_of: dict[str, set[str]] = {}
     turns = [("turn 1", session), ("turn 2", session)]
     for what, playing in turns:
-        found, runs = run_ids_problems(await take_turn(playing, f"Message of {what}."), what)
+        played = await take_turn(playing, f"Message of {what}.")
+        found, runs = run_id_problems(played, what, ran_model=True)
         problems += found
         runs_of[what] = runs
     # The same conversation in another session (another connection, maybe another process).
     await session.close()
     again = await open_resumed(backend, conversation_id, by="conversation")
-    found, runs_of["turn 3, in a resumed session"] = run_ids_problems(
-        await take_turn(again, "Message of turn 3."), "turn 3, in a resumed session"
+    what = "turn 3, in a resumed session"
+    found, runs_of[what] = run_id_problems(
+        await take_turn(again, "Message of turn 3."), what, ran_model=True
     )
-    problems += found
+    problems += found + shared_runs(runs_of)
+    assert not problems, "\n".join(problems)
+
+
+def shared_runs(runs_of: dict[str, set[str]]) -> list[str]:
+    """Two turns of one conversation naming one run: a run id that connects both connects
+    neither."""
+    problems = []
     turn_names = list(runs_of)
     for i, one in enumerate(turn_names):
         for other in turn_names[i + 1 :]:
@@ -211,4 +282,86 @@ async def test_every_run_an_event_names_is_listed_by_its_turns_result_and_no_oth
                     f"{one} and {other} of one conversation name the same runs "
                     f"{sorted(shared)}: a run id that connects both connects neither"
                 )
+    return problems
+
+
+async def pass_of_aborted(session: SessionUnderTest, hold: Hold) -> StreamPass:
+    """The pass of a turn aborted while its request is held at the fake: it ends in its
+    result (the abort law's own test judges how soon)."""
+    await hold.arrived(timeout=20.0)
+    try:
+        await session.abort()
+        ended = await session.stream(wait=5.0)
+        hold.release()
+        if ended.ended != "result":
+            later = await session.stream(wait=20.0)
+            ended = StreamPass(events=(*ended.events, *later.events), ended=later.ended)
+    except Refused as refused:
+        raise PremiseNotMet(
+            "turn.abort-keeps-session", f"after abort() the session refused ({refused})"
+        ) from None
+    finally:
+        hold.release()
+    premise(
+        "turn.abort-keeps-session",
+        ended.ended == "result",
+        f"the aborted turn's pass ended {ended.ended!r}, not with its result",
+    )
+    return ended
+
+
+@pytest.mark.law("turn.run-ids")
+async def test_a_turn_that_failed_or_was_aborted_after_its_run_started_lists_that_run(
+    fake: ScriptedProvider, new_backend: BackendFactory, implementation: Implementation
+) -> None:
+    """The model was asked, so the turn's run had started: the result of a turn that then
+    failed (every model call answered 500; after a tool round, when the session has client
+    tools, so tool events name the run first) or was aborted (while the model was silent)
+    lists it, and the error event of the failure carries it."""
+    tools = declares(implementation, Capability.SESSION_CLIENT_TOOLS)
+    aborts = declares(implementation, Capability.SESSION_ABORT)
+
+    def fails(request: RequestIR) -> bool:
+        after_tools = bool(request.messages) and request.messages[-1].role == "tool"
+        return last_user_carries(request, FAILING) and (after_tools or not tools)
+
+    fake.script([Fault(status=500)] * OUTLASTS_RETRIES, when=fails, allow_unused=True)
+    if tools:
+        fake.script(
+            [tool_call("echo", {"text": ECHOED})], when=lambda r: last_user_carries(r, FAILING)
+        )
+    hold = Hold(label="turn to abort", then=text("Never told."))
+    fake.script([hold], when=lambda r: last_user_carries(r, ABORTED), allow_unused=True)
+    fake.script([text("Booked."), text("Friday only.")])
+    backend = await new_backend()
+    options = SessionOptions(tools=("echo",) if tools else ())
+    session = await open_new(
+        backend, await backend.create_agent(SessionAgentSpec()), options=options
+    )
+    passes = {"a turn that completed": await take_turn(session, FIRST)}
+
+    await session.send(FAILING)
+    failed = await session.stream(wait=20.0)
+    premise(
+        ONE_RESULT,
+        failed.ended == "result",
+        f"the pass of a turn whose model calls all failed ended {failed.ended!r}",
+    )
+    passes["a turn whose model call failed" + (" after a tool round" if tools else "")] = failed
+    if aborts:
+        await session.send(ABORTED)
+        passes["a turn aborted while the model was silent"] = await pass_of_aborted(session, hold)
+    passes["the turn after them"] = await take_turn(session, AFTER)
+
+    problems: list[str] = []
+    runs_of: dict[str, set[str]] = {}
+    for what, played in passes.items():
+        found, runs_of[what] = run_id_problems(played, what, ran_model=True)
+        problems += found
+    premise(
+        ONE_RESULT,
+        all(requests_carrying(fake.wire.requests, m) for m in (FIRST, FAILING, AFTER)),
+        "a turn's message never reached the model",
+    )
+    problems += shared_runs(runs_of)
     assert not problems, "\n".join(problems)

@@ -38,8 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         "--targets",
         nargs="+",
         metavar="PYTEST_ARG",
-        help="what the suite runs (pytest --pyargs arguments; default: conformance.laws): "
-        "narrow a check of one law's test, never for --write",
+        help="what every suite run collects (pytest --pyargs arguments; default: each "
+        "mutant's catalog `modules`, else conformance.laws): narrow a check of one law's "
+        "test, never for --write",
     )
     parser.add_argument("--keep", type=Path, help="keep copies, results and logs here")
     parser.add_argument("--write", action="store_true", help="rewrite docs/mutants.md")
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             folder,
             workers=args.workers,
             dialects=args.dialects,
-            targets=tuple(args.targets or TARGETS),
+            targets=tuple(args.targets) if args.targets else TARGETS,
             progress=_show,
         )
         print(f"{len(mutants)} runs in {time.monotonic() - started:.0f} s; logs in {folder}")

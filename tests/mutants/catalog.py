@@ -8,6 +8,7 @@ moved the snippet away (it no longer occurs exactly once) or two mutants became 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -17,10 +18,26 @@ from conformance.registry import load_laws
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = Path(__file__).with_name("mutants.toml")
 
-DOORS = frozenset(
+AGENT_DOORS = frozenset(
     {"run", "follow_up", "run(continue_from=)", "resume", "abandon_pause", "checkpoint()"}
 )
-"""The doors a wrong behaviour can show through (the seed's, plus the adapter's checkpoint())."""
+"""Seed 000's doors, plus the adapter's checkpoint()."""
+SESSION_DOORS = frozenset(
+    {
+        "send",
+        "stream",
+        "abort",
+        "decide",
+        "remove_queued",
+        "list_messages",
+        "resume_session",
+        "break_connection",
+    }
+)
+"""Seed 003's session surface (the suite's `SessionUnderTest` and `BackendUnderTest`)."""
+DOORS = AGENT_DOORS | SESSION_DOORS
+"""The doors a wrong behaviour can show through."""
+LAWS_PACKAGE = "conformance.laws"
 
 GAP_CLASSES: dict[str, str] = {
     "resume-door": "the resume door: what a resumed turn sends, counts and remembers",
@@ -68,6 +85,18 @@ class Mutant:
     """The dialects its suite run uses: one, as for the rogues, for a change to runtime
     logic (which no dialect's wire format sees differently); the mutated provider's own
     dialect for a change to a translation."""
+    modules: tuple[str, ...] = ()
+    """The law modules its suite run is narrowed to, by name or glob (`test_sessions_*`):
+    every module whose tests can reach the mutated code, so nothing that could kill it is
+    left out (a mutant of `reference_impl/sessions/` can only be reached through the
+    session door, whose laws are the `test_sessions_*` modules). Empty: the whole suite."""
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """What its suite run collects (`pytest --pyargs` arguments)."""
+        if not self.modules:
+            return (LAWS_PACKAGE,)
+        return tuple(f"{LAWS_PACKAGE}.{module}" for module in law_modules(self.modules))
 
     @property
     def module(self) -> str:
@@ -97,6 +126,8 @@ def _mutant(entry: dict[str, Any]) -> Mutant:
     unknown = sorted(set(entry) - known)
     if unknown:
         raise ValueError(f"mutant {entry.get('id')!r}: unknown fields {unknown}")
+    if "modules" in entry:  # a TOML array: kept as a tuple, so a Mutant stays hashable
+        entry = {**entry, "modules": tuple(entry["modules"])}
     return Mutant(**entry)
 
 
@@ -129,6 +160,13 @@ def rogue_ids() -> set[str]:
     return {rogue.id for rogue in ROGUES}
 
 
+def law_modules(patterns: Sequence[str], root: Path = ROOT) -> list[str]:
+    """The law modules (`test_*.py` of conformance/laws/) the names or globs match, sorted."""
+    folder = root.joinpath(*LAWS_PACKAGE.split("."))
+    found = {path.stem for pattern in patterns for path in folder.glob(f"{pattern}.py")}
+    return sorted(name for name in found if name.startswith("test_"))
+
+
 def catalog_problems(mutants: list[Mutant], root: Path = ROOT) -> list[str]:
     """Everything that makes the catalog unsound, in words (empty: sound)."""
     found: list[str] = []
@@ -155,6 +193,9 @@ def catalog_problems(mutants: list[Mutant], root: Path = ROOT) -> list[str]:
             found.append(f"{where} an equivalent mutant is no gap")
         if mutant.outside_seed is not None and (mutant.gap or mutant.equivalent):
             found.append(f"{where} a mutant outside the seed is neither a gap nor equivalent")
+        missing = [m for m in mutant.modules if not law_modules([m])]
+        if missing:
+            found.append(f"{where} modules {missing} match no law module of {LAWS_PACKAGE}")
         if mutant.near_rogue is not None:
             rogue = mutant.near_rogue.split(":", 1)[0].strip()
             if rogue not in rogue_ids():

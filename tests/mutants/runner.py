@@ -29,7 +29,9 @@ ALL_DIALECTS = "openai-chat,openai-responses,anthropic-messages"
 """A whole reference run in all three is ~17 s alone; a killed mutant's run took 60-80 s
 on the shared machine, so every mutant in every dialect would take over an hour. Each
 mutant runs in the dialects its catalog entry names instead (`--dialects` overrides)."""
-TARGETS = ("conformance.laws",)
+TARGETS: tuple[str, ...] | None = None
+"""What every suite run collects when given (`--targets`); None: each mutant's own
+(`Mutant.targets`: its catalog `modules`, else the whole suite)."""
 RUN_TIMEOUT = 900.0
 """A whole suite run's deadline; a mutant that hangs the run is CRASHED."""
 STDIO_CALL_TIMEOUT = 10
@@ -98,7 +100,11 @@ def prepare(mutant: Mutant, folder: Path) -> Path:
 
 
 def suite_command(
-    mutant: Mutant, root: Path, folder: Path, dialects: str | None, targets: Sequence[str]
+    mutant: Mutant,
+    root: Path,
+    folder: Path,
+    dialects: str | None,
+    targets: Sequence[str] | None = None,
 ) -> list[str]:
     return [
         sys.executable,
@@ -113,6 +119,7 @@ def suite_command(
         "conformance.runner.plugin",
         "-p",
         "no:cacheprovider",
+        "--import-mode=append",  # the copy stays first for spawned runtimes (_suite_process)
         "-q",
         "--impl",
         impl_spec(mutant),
@@ -125,7 +132,7 @@ def suite_command(
         "--repro-dir",
         str(folder / "repro"),
         "--pyargs",
-        *targets,
+        *(mutant.targets if targets is None else targets),
     ]
 
 
@@ -165,7 +172,7 @@ def run_one(
     mutant: Mutant,
     folder: Path,
     dialects: str | None = None,
-    targets: Sequence[str] = TARGETS,
+    targets: Sequence[str] | None = TARGETS,
 ) -> MutantResult:
     folder.mkdir(parents=True, exist_ok=True)
     for stale in ("proof", "results.jsonl"):
@@ -174,6 +181,9 @@ def run_one(
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(root), str(ROOT)]),
+        # a runtime the run spawns (`python -m ...` from the checkout) must not find the
+        # checkout's reference_impl/ first in its working directory (_suite_process)
+        "PYTHONSAFEPATH": "1",
         # each run its own Hypothesis database: no failing example of one mutant is
         # replayed against another, so every verdict is the ci profile's own
         "HYPOTHESIS_STORAGE_DIRECTORY": str(folder / "hypothesis"),
@@ -205,7 +215,7 @@ def run(
     *,
     workers: int = 2,
     dialects: str | None = None,
-    targets: Sequence[str] = TARGETS,
+    targets: Sequence[str] | None = TARGETS,
     progress: Callable[[MutantResult], None] | None = None,
 ) -> MutantRun:
     """Every mutant, `workers` at a time, the stdio ones (the slowest) first."""

@@ -46,6 +46,7 @@ def _one(tmp_path: Path, text: str, **changes: Any) -> list[str]:
         ("a = 1\n", {"door": "nope"}, "door 'nope'"),
         ("a = 1\n", {"new": "a = 1"}, "`new` is `old`"),
         ("a = 1\n", {"gap": "nope: x"}, "gap class 'nope'"),
+        ("a = 1\n", {"modules": ("test_nope_*",)}, "match no law module"),
     ],
 )
 def test_each_problem_is_found(
@@ -67,3 +68,20 @@ def test_two_mutants_with_one_source_and_one_id_are_found(tmp_path: Path) -> Non
     found = catalog_problems(twins, tmp_path)
     assert any("the id is used twice" in line for line in found), found
     assert any("produces the same source as m" in line for line in found), found
+
+
+def test_a_mutants_modules_narrow_its_run_to_the_law_modules_they_name() -> None:
+    base = Mutant("m", "reference_impl/x.py", "a = 1", "a = 2", "run", "run", "b")
+    assert base.targets == ("conformance.laws",)
+    narrowed = replace(base, modules=("test_sessions_*", "test_failure"))
+    assert "conformance.laws.test_sessions_turns" in narrowed.targets
+    assert "conformance.laws.test_failure" in narrowed.targets
+    assert not [t for t in narrowed.targets if not t.startswith("conformance.laws.test_")]
+
+
+def test_every_session_runtime_mutant_runs_the_session_laws() -> None:
+    """Only the session door reaches reference_impl/sessions/, and the test_sessions_*
+    modules are all its laws: a mutant there narrowed to fewer could miss its killer."""
+    session = [m for m in MUTANTS if m.file.startswith("reference_impl/sessions/")]
+    assert session
+    assert all(m.modules == ("test_sessions_*",) for m in session), [m.id for m in session]

@@ -1,0 +1,98 @@
+"""What a failed run hands back is where a restart begins: it keeps the work that ran.
+
+The seed's third door continues "any conversation you hand it … a server, a queue
+worker, anything that restarts". A worker whose run failed after its tools ran restarts
+from the checkpoint the failure handed back: if it kept the tool rounds (each call with
+its result), the restart goes on after them; if it dropped them, the model is asked for
+the same calls again and every tool runs twice. A run that failed before the model
+answered anything hands back nothing a restart would show as a message nobody answered.
+
+test_failure.py judges the rest of the law: a handed-back checkpoint is well formed,
+carries no half-streamed text and keeps the completed runs before the failure. A runtime
+that hands back no checkpoint is NOT_APPLICABLE here, as there.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ._kit import (
+    NOT_APPLICABLE_PREFIX,
+    THREE,
+    AgentFactory,
+    Fault,
+    Refused,
+    RequestIR,
+    RunFailed,
+    ScriptedProvider,
+    premise,
+    roundtrip,
+    text,
+    tool_call,
+)
+
+pytestmark = pytest.mark.asyncio
+
+LAW = "failure.hands-back-last-good-checkpoint"
+FAILING = "Release the other table too."
+KEY = "other-table"
+"""The service key the failing turn's tool call asks for (the fake counts its calls)."""
+OUTLASTS_RETRIES = 16
+"""Faults scripted for the failing calls: more than any SDK's default retries."""
+
+
+@pytest.mark.law("failure.hands-back-last-good-checkpoint")
+@pytest.mark.parametrize("where", ["after a tool round", "at the first model call"])
+async def test_the_checkpoint_a_failed_run_hands_back_keeps_the_tool_rounds_that_ran(
+    fake: ScriptedProvider, new_agent: AgentFactory, where: str
+) -> None:
+    gate = fake.service(KEY)
+    after_tools = where == "after a tool round"
+
+    def failing_turn(request: RequestIR) -> bool:
+        return FAILING in request.user_texts() and THREE not in request.user_texts()
+
+    def fails(request: RequestIR) -> bool:
+        after = bool(request.messages) and request.messages[-1].role == "tool"
+        return failing_turn(request) and (after or not after_tools)
+
+    fake.script([Fault(status=500)] * OUTLASTS_RETRIES, when=fails, allow_unused=True)
+    if after_tools:
+        fake.script([tool_call("call_service", {"key": KEY})], when=failing_turn)
+    fake.script(
+        [text("Three it is.")] * 2, when=lambda r: THREE in r.user_texts(), allow_unused=True
+    )
+    agent = await new_agent(tools=("call_service",))
+    try:
+        outcome = await agent.run(FAILING)
+    except RunFailed as failure:
+        handed = failure.checkpoint
+    else:
+        premise(LAW, False, f"every model call {where} failed, yet the run returned {outcome!r}")
+        raise AssertionError("unreachable")
+    if handed is None:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
+    ran = gate.calls
+    other = await new_agent(tools=("call_service",))
+    try:
+        await other.run(THREE, continue_from=roundtrip(handed))
+    except Refused as refusal:
+        raise AssertionError(
+            f"the checkpoint a run that failed {where} handed back cannot be continued "
+            f"(refused as {refusal.kind.value}: {refusal.message})"
+        ) from refusal
+    shown = fake.wire.last
+    roles = [m.role for m in shown.messages]
+    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+    assert not doubled, (
+        f"continuing the checkpoint a run that failed {where} handed back showed two user "
+        f"turns in a row ({shown.turns()}): it kept the message nobody answered"
+    )
+    if after_tools and ran:
+        results = [m.text for m in shown.messages if m.role == "tool"]
+        assert any(gate.reply in result for result in results), (
+            f"the checkpoint a run that failed after its tool round handed back dropped that "
+            f"round: continuing it showed the model {shown.turns()} and tool results "
+            f"{results}, not the call_service result {gate.reply!r}; a worker restarting from "
+            f"it is asked for the call again, and the service runs twice"
+        )
