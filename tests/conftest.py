@@ -1,5 +1,6 @@
 """Shared fixtures: every wire test runs over both transports. Also the Hypothesis
-profiles (`--hypothesis-profile ci|dev|thorough`) and the hostile suite's report."""
+profiles (`--hypothesis-profile ci|dev|thorough`, and `tests` when none is chosen) and the
+hostile suite's report."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 import conformance.runner.plugin  # noqa: F401  (registers the ci, dev and thorough profiles)
 from conformance.wire import ScriptedProvider
@@ -16,6 +18,19 @@ from tests.hostile.budget import FATES, TALLY, profile_name
 pytest_plugins = ["pytester"]
 
 API_KEY = "sk-turnlaw-test-SECRET-0123456789"
+
+settings.register_profile(
+    "tests",
+    deadline=None,
+    suppress_health_check=[
+        *settings.get_profile("default").suppress_health_check,
+        HealthCheck.too_slow,
+    ],
+)
+settings.load_profile("tests")  # `--hypothesis-profile` is read later, and wins
+"""Hypothesis' own default without its two clocks: a 200 ms deadline per example and a
+health check on how fast examples are generated time the machine, not the code, and a CI
+machine is busy with other work. No test here may depend on how fast the machine is."""
 
 
 @pytest.fixture(params=["in_process", "loopback"])
