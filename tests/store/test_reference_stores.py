@@ -19,6 +19,10 @@ from reference_impl.store import (
     memory_sessions,
 )
 
+pytestmark = pytest.mark.timeout(300)
+"""The round trip's examples write real files and a second process writes the SQLite file
+too: on a busy machine, minutes, not the project's 60 s."""
+
 
 class TestSqliteSessions(SessionStoreBattery):
     store_spec = "reference_impl.store:sqlite_sessions"
