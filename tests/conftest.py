@@ -54,14 +54,16 @@ HOSTILE = Path(__file__).parent / "hostile"
 THOROUGH_TIMEOUT = 900.0
 """Seconds a hostile target may take in the thorough profile (10,000 inputs, some of them
 real subprocesses), instead of the project's 60 s per test."""
+HOSTILE_TIMEOUT = 300.0
+"""Seconds a hostile target may take in the other profiles: hundreds of inputs, some of
+them real sockets and processes, on a machine that may be busy with something else."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if profile_name() != "thorough":
-        return
+    seconds = THOROUGH_TIMEOUT if profile_name() == "thorough" else HOSTILE_TIMEOUT
     for item in items:
         if item.path.is_relative_to(HOSTILE) and item.get_closest_marker("timeout") is None:
-            item.add_marker(pytest.mark.timeout(THOROUGH_TIMEOUT))
+            item.add_marker(pytest.mark.timeout(seconds))
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
