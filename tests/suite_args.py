@@ -32,6 +32,13 @@ SUITE_COMMAND = [
 ]
 """Every law as a child process, in the profile CI uses."""
 
+HANG_DEADLINE = "10"
+"""`--call-timeout` for a nested run whose adapter hangs for good (an event that never
+comes, so this deadline is what finds the hang). Every call that must answer in the same
+run gets it too, the first call of a fresh `cmd:` adapter importing its SDKs among them:
+seconds, never a sub-second budget, so a loaded machine cannot turn a PASS into a TIMEOUT.
+Runs without a hang keep the suite's own default."""
+
 
 def nested_suite(pytester: pytest.Pytester, **modules: str) -> pytest.Pytester:
     """A pytester set up to run the suite in-process: asyncio mode as the laws need it,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks import durability, hosting
 
 TINY = hosting.HostingPlan(
@@ -17,12 +19,14 @@ TINY = hosting.HostingPlan(
 )
 
 
+@pytest.mark.timeout(300)  # real hosts, each a process: on a busy machine, past 60 s
 async def test_hosting_benchmarks_are_wired() -> None:
     figures = await hosting.measure(TINY)
     for table in (figures.cost, figures.levels[2], figures.persist):
         assert set(table) == {"bare", "turnlaw"}
 
 
+@pytest.mark.timeout(300)  # a host started, killed, started again: past 60 s when busy
 async def test_durability_benchmark_kills_and_restarts(tmp_path: Path) -> None:
     kills = await durability.measure(1, tmp_path)
     assert (kills.kills, kills.completed, len(kills.restart_seconds)) == (1, 1, 1)

@@ -213,6 +213,7 @@ def test_a_fresh_run_imports_a_copy_of_the_sources_with_nothing_left_behind(
     assert "__pycache__" in kept and ".hypothesis" in kept
 
 
+@pytest.mark.timeout(300)  # a child pytest: on a busy machine, past the project's 60 s
 def test_the_empty_tests_are_as_many_as_the_floor_collects(tmp_path: Path) -> None:
     """The row that says how much of the floor is pytest's own protocol is only that if it
     runs the floor's count of tests, each doing nothing, and every one of them passes."""
@@ -230,6 +231,7 @@ def test_the_empty_tests_are_as_many_as_the_floor_collects(tmp_path: Path) -> No
     assert run.check(1, "7 passed in 0.1s") is not None
 
 
+@pytest.mark.timeout(300)  # four child pytest runs: on a busy machine, past 60 s
 def test_the_floors_count_is_what_its_command_collects(tmp_path: Path) -> None:
     """Counted by the command's own --collect-only: a run the plugin calls red (exit 1)
     still has a count, and a deselected test is not counted."""
@@ -243,6 +245,7 @@ def test_the_floors_count_is_what_its_command_collects(tmp_path: Path) -> None:
         suite_runs.count_tests([*bare, "--no-such-option"])
 
 
+@pytest.mark.timeout(300)  # a child pytest: on a busy machine, past the project's 60 s
 def test_the_pytest_start_floor_is_a_run_that_collects_nothing(tmp_path: Path) -> None:
     timing = suite_runs.timed(suite_runs.runs(tmp_path)["pytest start"])
     assert timing.code == 5

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ._checkpoints import AWKWARD_IDS, CHECKPOINTS, SESSION_IDS, checkpoint_of
@@ -55,7 +55,7 @@ class SessionStoreBattery:
         called from several executors) and the profile in force at collection applies."""
         super().__init_subclass__(**kwargs)
         if "test_every_saved_checkpoint_loads_back" not in cls.__dict__:
-            round_trip = given(sessions=_SESSIONS)(_round_trip)
+            round_trip = _no_timing()(given(sessions=_SESSIONS)(_round_trip))
             cls.test_every_saved_checkpoint_loads_back = round_trip  # type: ignore[attr-defined]
 
     # -- how to reach the store under test -------------------------------------------
@@ -236,6 +236,19 @@ class SessionStoreBattery:
 
 _SESSIONS = st.dictionaries(SESSION_IDS, st.lists(CHECKPOINTS, min_size=1, max_size=3))
 """Session ids, each with the checkpoints saved to it in order."""
+
+
+def _no_timing() -> settings:
+    """The profile in force, without what times the machine: each example writes real
+    files (a store's own I/O, on a CI machine that is busy), and its JSON values are big,
+    so neither an example's duration (Hypothesis' deadline) nor how long the values took
+    to generate (its too_slow health check) says anything about the store."""
+    current = settings()
+    return settings(
+        current,
+        deadline=None,
+        suppress_health_check=[*current.suppress_health_check, HealthCheck.too_slow],
+    )
 
 
 def _round_trip(

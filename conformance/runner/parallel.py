@@ -26,6 +26,7 @@ before its next test, so no law is judged after the smoke law failed, as without
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
 import time
@@ -182,14 +183,19 @@ class Worker:
             return None
 
     def announce_stop(self, reason: str) -> None:
-        """Every worker stops before its next test (the first word wins)."""
+        """Every worker stops before its next test (the first word wins). The reason is
+        written whole before the stop file appears (a draft of this worker's, linked in),
+        so a worker polling the folder never reads it empty or half written."""
         if self.gate is None:
             return
+        draft = self.gate / f"{STOP_FILE}.{os.getpid()}"
+        draft.write_text(reason, encoding="utf-8")
         try:
-            with (self.gate / STOP_FILE).open("x", encoding="utf-8") as file:
-                file.write(reason)
+            os.link(draft, self.gate / STOP_FILE)  # fails if another worker's is there
         except FileExistsError:
             pass
+        finally:
+            draft.unlink(missing_ok=True)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Inside xdist's own sessionfinish wrapper, so it travels with `workeroutput`."""

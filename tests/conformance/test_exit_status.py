@@ -20,17 +20,9 @@ from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
 from conformance.runner.plugin import exit_status
-from tests.suite_args import PLUGIN_ARGS, nested_suite
+from tests.suite_args import HANG_DEADLINE, PLUGIN_ARGS, nested_suite
 
-PLUGIN = [
-    *PLUGIN_ARGS,
-    "--dialects",
-    "openai-chat",
-    "--deliveries",
-    "stream",
-    "--call-timeout",
-    "0.5",
-]
+PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--deliveries", "stream"]
 FAULTY = "tests.harness.faulty_adapters"
 FOLLOW_UP_LAWS = (
     "follow-up.shows-last-answer",
@@ -108,6 +100,8 @@ def test_a_timeout_listed_as_an_expected_failure_is_red(
         suite,
         tmp_path,
         f"{FAULTY}:hangs",
+        "--call-timeout",
+        HANG_DEADLINE,
         "--expectations",
         str(manifest(tmp_path, "follow-up.shows-last-answer")),
         "-k",

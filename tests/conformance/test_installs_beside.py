@@ -12,6 +12,12 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytestmark = pytest.mark.timeout(300)
+"""Each test starts an interpreter that imports the suite (and tries the reference): on a
+busy machine, past the project's 60 s. The child's own deadline is below it."""
+
 HIDE_SDKS = "import sys\nsys.modules['openai'] = None\nsys.modules['anthropic'] = None\n"
 
 

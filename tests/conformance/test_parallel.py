@@ -14,10 +14,13 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from conformance.__main__ import main as conformance_cli
+from conformance.runner import parallel
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome
 from tests.suite_args import PLUGIN_ARGS
@@ -189,3 +192,35 @@ def test_a_worker_that_dies_after_a_pass_leaves_its_test_an_error_not_a_pass(
     assert outcomes["run.no-history"] is Outcome.PASS  # the other laws were judged as usual
     assert written.footer is not None and written.footer.verdict == "red"
     assert done.returncode != 0, said
+
+
+def test_a_stop_is_never_seen_without_its_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker polls the gate folder for the stop file and reads its reason, which the
+    controller's run ends with ("Interrupted: adapter broken: ..."). Seen at each write
+    the announcing worker makes, the stop file is absent or whole: a busy machine can
+    pause the writer between the two, and an empty file read then said only "stopped"."""
+    stop = tmp_path / parallel.STOP_FILE
+    seen: list[str | None] = []
+    real_open = Path.open
+
+    def watched_open(path: Path, *args: Any, **kwargs: Any) -> Any:
+        opened = real_open(path, *args, **kwargs)
+        real_write = opened.write
+
+        def write(text: str) -> int:
+            seen.append(stop.read_text(encoding="utf-8") if stop.exists() else None)
+            return int(real_write(text))
+
+        opened.write = write
+        return opened
+
+    worker = parallel.Worker(SimpleNamespace(workerinput={parallel.GATE: str(tmp_path)}), 1.0)  # type: ignore[arg-type]
+    monkeypatch.setattr(Path, "open", watched_open)
+    worker.announce_stop("adapter broken: a one-turn run does not work")
+    worker.announce_stop("a later word")
+    monkeypatch.undo()
+    assert seen and set(seen) <= {None, "adapter broken: a one-turn run does not work"}, seen
+    assert stop.read_text(encoding="utf-8") == "adapter broken: a one-turn run does not work"
+    assert [path.name for path in tmp_path.iterdir()] == [parallel.STOP_FILE]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import Any
 
 from conformance.adapter import (
@@ -86,9 +87,23 @@ class _SilentSuccess(ReferenceAgent):
         return RunOutcome(answer="Booked.", checkpoint={"history": []})
 
 
-class _Slow(ReferenceAgent):
+HALF_WAY_RUN = 10
+"""The run `stalls_half_way` stops at: well past the smoke law's, so laws were judged."""
+
+
+class _StallsHalfWay(ReferenceAgent):
+    """The reference, until the run's HALF_WAY_RUN-th `run()`: that one touches the file
+    named by $TURNLAW_HALF_WAY and never returns (nor does any later one), so a test can
+    kill the run when it is half way, whatever the machine's speed: the file is the
+    signal, and the stall keeps the run from finishing before the kill lands."""
+
+    runs = 0
+
     async def run(self, message: str, **options: Any) -> RunOutcome:
-        await asyncio.sleep(0.3)
+        _StallsHalfWay.runs += 1
+        if _StallsHalfWay.runs >= HALF_WAY_RUN:
+            Path(os.environ["TURNLAW_HALF_WAY"]).touch()
+            await asyncio.Event().wait()  # never set
         return await super().run(message, **options)
 
 
@@ -125,7 +140,7 @@ abandon_missing = _faulty("declares pause, has no abandon_pause", _NoAbandon)
 refuses_follow_up = _faulty("refuses every follow-up", _RefusesFollowUp)
 follow_up_run_fails = _faulty("every follow-up ends in a failed run", _FollowUpRunFails)
 silent_success = _faulty("claims success, sends nothing", _SilentSuccess)
-slow = _faulty("slow", _Slow)
+stalls_half_way = _faulty("stalls half way", _StallsHalfWay)
 chat_for_every_dialect = _SpeaksChatForEveryDialect(name="speaks chat for every dialect")
 unnamed_trace_tool = _faulty("self-explain without a named trace tool", ReferenceAgent)
 unnamed_trace_tool.trace_tool = None  # type: ignore[assignment]

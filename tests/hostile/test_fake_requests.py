@@ -32,8 +32,9 @@ from tests.hostile._fake_inputs import (
 )
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 
-# pytest-timeout's 60 s is per test; a thorough run is 10,000 inputs (each well under 50 ms)
-pytestmark = pytest.mark.timeout(max(60.0, fuzz_settings().max_examples * 0.05))
+# per test: 300 s at least (hundreds of inputs, on a machine that may be busy), and a
+# thorough run is 10,000 inputs (each well under 50 ms)
+pytestmark = pytest.mark.timeout(max(300.0, fuzz_settings().max_examples * 0.05))
 
 RECORDS = TypeAdapter(list[ExchangeRecord])
 ROOT = "http://turnlaw.test"

@@ -95,6 +95,7 @@ async def test_without_the_launcher_a_new_interpreter_starts(
     assert await started.wait() == 0
 
 
+@pytest.mark.timeout(300)  # a launcher process, starting: past 60 s on a busy machine
 def test_a_closed_control_socket_ends_the_launcher() -> None:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with theirs:
@@ -103,9 +104,10 @@ def test_a_closed_control_socket_ends_the_launcher() -> None:
             pass_fds=[theirs.fileno()],
         )
     ours.close()
-    assert process.wait(timeout=60) == 0
+    assert process.wait(timeout=240) == 0
 
 
+@pytest.mark.timeout(300)  # launchers and interpreters started: past 60 s when busy
 async def test_a_dead_launcher_is_dropped_and_the_start_still_made(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -30,11 +30,14 @@ from conformance.stdio import ConnectorOptions, StdioBackend, StdioImplementatio
 from conformance.stdio._reply_line import read_result
 from conformance.stdio.protocol import ImplementationInfo
 from conformance.stdio.serve import serve_async
+from tests.stdio.hang_deadline import deadline_for_the_hang
 
 from .double import DoubleSessions
 
 ROOT = Path(__file__).resolve().parents[2]
-REPLY = 1.0
+REPLY = 3.0
+"""The reply deadline while a pass waits its wait: shorter than the wait, so the pass
+outlives it; seconds, because the reply after the wait must still make it in time."""
 
 
 def spec(tmp_path: Path, name: str = "store") -> BackendSpec:
@@ -44,13 +47,11 @@ def spec(tmp_path: Path, name: str = "store") -> BackendSpec:
 
 
 def start(validate: bool) -> StdioImplementation:
-    options = ConnectorOptions(cwd=ROOT, start_timeout=120.0, validate=validate)
-    implementation = StdioImplementation(
-        [sys.executable, "-m", "tests.session_door.double"], options
-    )
-    # started: from now on, short deadlines (an opening op has the start-up one)
-    implementation.options = dataclasses.replace(options, reply_timeout=REPLY, start_timeout=5.0)
-    return implementation
+    """The double over stdio, with the connector's own deadlines: no op that answers
+    comes near them on a busy machine (a test meant to miss one shortens it around the
+    hanging op only)."""
+    options = ConnectorOptions(cwd=ROOT, validate=validate)
+    return StdioImplementation([sys.executable, "-m", "tests.session_door.double"], options)
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +123,8 @@ async def test_a_pass_may_wait_beyond_the_reply_timeout(
     backend = await adapter.open_backend(spec(tmp_path))
     session = await backend.resume_session(await backend.create_agent(SessionAgentSpec()))
     await session.send("hang")
-    assert (await session.stream(wait=REPLY * 1.5)).ended == "waiting"
+    with deadline_for_the_hang(adapter, REPLY):  # the double answers once the wait is over
+        assert (await session.stream(wait=REPLY + 1)).ended == "waiting"
     await session.close()
     await backend.close()
 
@@ -147,7 +149,10 @@ async def test_a_pass_past_its_deadline_is_a_timeout_and_loses_what_the_adapter_
         backend = await implementation.open_backend(spec(tmp_path))
         session = await backend.resume_session(await backend.create_agent(SessionAgentSpec()))
         await session.send("stuck")
-        with pytest.raises(AdapterTimeout, match=r"session\.stream"):
+        with (
+            deadline_for_the_hang(implementation, 0.5),
+            pytest.raises(AdapterTimeout, match=r"session\.stream"),
+        ):
             await session.stream(wait=0.5)
         with pytest.raises(AdapterCrashed, match=r"session\.send on session 's\d+'.*is gone"):
             await session.send("after")

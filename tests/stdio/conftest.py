@@ -25,13 +25,15 @@ def start_faulty(
 ) -> Iterator[Callable[..., StdioImplementation]]:
     """`start_faulty("crash_on_run", max_restarts=1)` -> a started connector; every
     op the adapter receives is logged to tmp_path/ops.log, and the pid of every helper
-    process it starts to tmp_path/pids.log. Short timeouts: no test may hang."""
+    process it starts to tmp_path/pids.log. The connector's own reply deadline, which
+    no answering call comes near on a busy machine: a test waiting for a TIMEOUT
+    shortens it around the hanging call only (hang_deadline.py)."""
     monkeypatch.setenv("TURNLAW_OPS_LOG", str(tmp_path / "ops.log"))
     monkeypatch.setenv("TURNLAW_PIDS_LOG", str(tmp_path / "pids.log"))
     started: list[StdioImplementation] = []
 
     def start(name: str, **options: object) -> StdioImplementation:
-        settings = {"reply_timeout": 2.0, "start_timeout": 10.0, **options}
+        settings = {"start_timeout": 10.0, **options}
         implementation = StdioImplementation(faulty_argv(name), ConnectorOptions(**settings))  # type: ignore[arg-type]
         started.append(implementation)
         return implementation

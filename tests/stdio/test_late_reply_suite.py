@@ -15,7 +15,7 @@ import pytest
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
-from tests.suite_args import PLUGIN_ARGS
+from tests.suite_args import HANG_DEADLINE, PLUGIN_ARGS
 
 from .conftest import faulty_argv
 
@@ -34,8 +34,9 @@ def test_a_late_reply_after_a_timeout_leaves_the_next_tests_their_verdicts(
         "cmd:" + shlex.join(faulty_argv("late_reference")),
         "--dialects",
         "openai-chat",
+        # the late run waits for the next test's agent (or 30 s): the hang is that wait
         "--call-timeout",
-        "2",
+        HANG_DEADLINE,
         "--results",
         str(results),
         "--repro-dir",

@@ -4,7 +4,12 @@ too), the memory one through overrides."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import settings
 
 from conformance.batteries import SessionStoreBattery, SessionStoreLike
 from reference_impl.store import (
@@ -13,6 +18,10 @@ from reference_impl.store import (
     UnreadableSessionError,
     memory_sessions,
 )
+
+pytestmark = pytest.mark.timeout(300)
+"""The round trip's examples write real files and a second process writes the SQLite file
+too: on a busy machine, minutes, not the project's 60 s."""
 
 
 class TestSqliteSessions(SessionStoreBattery):
@@ -33,3 +42,38 @@ class TestMemorySessions(SessionStoreBattery):
     def damage(self, store: SessionStoreLike, path: Path, session_id: str) -> None:
         assert isinstance(store, MemorySessions)
         assert store.damage(session_id)
+
+
+class _SlowSaves:
+    """A store on a machine busy with something else: every save takes 10 ms."""
+
+    def __init__(self, inner: SessionStoreLike) -> None:
+        self._inner = inner
+
+    def save(self, session_id: str, checkpoint: str, owner: str | None) -> None:
+        time.sleep(0.01)
+        self._inner.save(session_id, checkpoint, owner=owner)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def test_the_round_trip_does_not_time_the_machine(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """A battery made under a profile with a 1 ms deadline still passes a correct store
+    whose saves are slow: what the round trip judges is what loads back, not how fast."""
+    before = settings.get_current_profile_name()
+    settings.register_profile("hasty", deadline=1, max_examples=5, derandomize=True)
+    settings.load_profile("hasty")
+    try:
+
+        class SlowStore(SessionStoreBattery):
+            persistent = False
+
+            def make_store(self, path: Path) -> SessionStoreLike:
+                return _SlowSaves(memory_sessions())  # type: ignore[return-value]
+
+    finally:
+        settings.load_profile(before)
+    SlowStore().test_every_saved_checkpoint_loads_back(tmp_path_factory=tmp_path_factory)  # type: ignore[attr-defined]

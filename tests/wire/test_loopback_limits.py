@@ -319,11 +319,12 @@ def test_a_late_call_after_its_test_ended_lands_nowhere(pytester: pytest.Pyteste
     arrives after it ended; the second must not see it (nor lose a step to it)."""
     pytester.makepyfile(
         """
-        import threading, time
+        import threading
         import httpx
         from conformance.wire import text
 
         CHAT = {"model": "m", "messages": [{"role": "user", "content": "late"}]}
+        SECOND = threading.Event()
         SENT = threading.Event()
         LATE = {}
 
@@ -332,7 +333,7 @@ def test_a_late_call_after_its_test_ended_lands_nowhere(pytester: pytest.Pyteste
             url = loopback_provider.base_url
 
             def late_call():
-                time.sleep(0.5)  # the test is over by now
+                SECOND.wait(60)  # the first test is over: the second one has begun
                 LATE["reply"] = httpx.post(url + "/chat/completions", json=CHAT, timeout=10)
                 SENT.set()
 
@@ -340,7 +341,8 @@ def test_a_late_call_after_its_test_ended_lands_nowhere(pytester: pytest.Pyteste
 
         def test_second(loopback_provider):
             loopback_provider.script([text("mine")])
-            assert SENT.wait(10)
+            SECOND.set()
+            assert SENT.wait(60)
             assert LATE["reply"].status_code == 410
             assert len(loopback_provider.wire) == 0
             reply = httpx.post(loopback_provider.base_url + "/chat/completions", json=CHAT)

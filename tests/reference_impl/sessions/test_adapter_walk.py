@@ -286,6 +286,7 @@ async def test_a_pending_approval_survives_a_drop_and_is_decided_from_a_resumed_
         assert "denied" in shown.text and shown.text != "refund"
 
 
+@pytest.mark.timeout(300)  # two runtime processes: on a busy machine, past 60 s
 async def test_a_killed_runtime_keeps_the_message_it_took_and_a_new_process_goes_on(
     spec: Callable[..., BackendSpec], loopback_provider: ScriptedProvider
 ) -> None:
