@@ -25,7 +25,6 @@ from ._kit import (
     RequestIR,
     RunFailed,
     ScriptedProvider,
-    premise,
     roundtrip,
     text,
     tool_call,
@@ -67,9 +66,8 @@ async def test_the_checkpoint_a_failed_run_hands_back_keeps_the_tool_rounds_that
         outcome = await agent.run(FAILING)
     except RunFailed as failure:
         handed = failure.checkpoint
-    else:
-        premise(LAW, False, f"every model call {where} failed, yet the run returned {outcome!r}")
-        raise AssertionError("unreachable")
+    else:  # a fallback answer of the runtime's own: judged on what a restart is shown
+        handed = outcome.checkpoint
     if handed is None:
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
     ran = gate.calls
@@ -87,6 +85,12 @@ async def test_the_checkpoint_a_failed_run_hands_back_keeps_the_tool_rounds_that
     assert not doubled, (
         f"continuing the checkpoint a run that failed {where} handed back showed two user "
         f"turns in a row ({shown.turns()}): it kept the message nobody answered"
+    )
+    invented = [said[:80] for said in shown.assistant_texts() if said]
+    assert not invented, (
+        f"continuing the checkpoint a run that failed {where} handed back showed the model "
+        f"answers it never gave ({invented}): a fallback of the runtime's own, kept as the "
+        "model's"
     )
     if after_tools and ran:
         results = [m.text for m in shown.messages if m.role == "tool"]
