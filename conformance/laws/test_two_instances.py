@@ -3,6 +3,9 @@ agent of the same runtime answers while the first is still waiting for its model
 
 A runtime whose guard is process-wide (a module lock, a class attribute) passes every
 one-agent law and still breaks the seed's own advice for concurrency.
+
+Requests are read against the messages the test sent (`conversation_shown`): a runtime
+that wraps a message in context of its own still shows the model one turn.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from ._kit import (
     Hold,
     Refused,
     ScriptedProvider,
+    conversation_shown,
+    last_carrying,
+    last_user_carries,
     text,
 )
 
@@ -29,8 +35,8 @@ async def test_a_second_agent_answers_while_the_first_is_in_flight(
     fake: ScriptedProvider, new_agent: AgentFactory
 ) -> None:
     hold = Hold(then=text("Booked."), label="first-agent")
-    fake.script([hold], when=lambda request: request.user_texts()[:1] == [BOOK])
-    fake.script([text("Three it is.")], when=lambda request: request.user_texts()[:1] == [THREE])
+    fake.script([hold], when=lambda request: last_user_carries(request, BOOK))
+    fake.script([text("Three it is.")], when=lambda request: last_user_carries(request, THREE))
     first, second = await new_agent(), await new_agent()
     running = asyncio.create_task(first.run(BOOK))
     try:
@@ -45,8 +51,11 @@ async def test_a_second_agent_answers_while_the_first_is_in_flight(
         assert outcome.answer == "Three it is.", (
             f"a second agent, run while the first was in flight, answered {outcome.answer!r}"
         )
-        assert fake.wire.last.user_texts() == [THREE], (
-            "the second agent's turn did not reach the model as its own one-message turn"
+        asked = last_carrying(fake.wire.requests, THREE)
+        shown = None if asked is None else conversation_shown(asked, [BOOK, THREE])
+        assert shown == [("user", THREE)], (
+            f"the second agent's turn did not reach the model as its own one-message turn "
+            f"(it was shown {shown})"
         )
     finally:
         hold.release()
