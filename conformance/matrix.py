@@ -17,7 +17,7 @@ import difflib
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -44,7 +44,10 @@ RESULTS_DIR = Path("build/conformance")
 SUMMARY_START = "<!-- conformance-matrix summary: generated, do not edit -->"
 SUMMARY_END = "<!-- /conformance-matrix summary -->"
 
-Shown = Literal["PASS", "FAIL", "N/A", "ERROR", "TIMEOUT", "XPASS"]
+Shown = Literal["PASS", "FAIL", "BLOCKED", "N/A", "ERROR", "TIMEOUT", "XPASS"]
+"""BLOCKED: every test of the law that did not pass stopped on a premise whose law fails as
+the manifest expects. The law was not judged there, so it is neither PASS nor this law's
+FAIL: the knock-on is charged to the premise's law, which the reason names."""
 
 
 class MatrixError(Exception):
@@ -73,7 +76,7 @@ class Column(BaseModel):
         return f"{self.implementation} {self.version}" if self.version else self.implementation
 
     def summary(self) -> str:
-        counts = {shown: 0 for shown in ("PASS", "FAIL", "N/A", "ERROR", "TIMEOUT", "XPASS")}
+        counts = {shown: 0 for shown in get_args(Shown)}
         for cell in self.laws.values():
             counts[cell.outcome] += 1
         laws = load_laws()
@@ -130,10 +133,11 @@ def column_from_results(results: Path) -> Column:
         reason = expectations.get(law_id, {}).get("reason", "")
         if outcome is Outcome.PASS and tolerated(run.expectations, law_id):
             outcome = Outcome.XFAIL
+        cell = _cell(outcome, shown.detail, reason)
         if shown.premise is not None and outcome is Outcome.XFAIL:
             known = expectations.get(shown.premise, {}).get("reason", "")
             reason = f"premise not met: {shown.premise}, a known failure: {known}"
-        cell = _cell(outcome, shown.detail, reason)
+            cell = Cell(outcome="BLOCKED", reason=reason)
         if shown.premise is not None and outcome is Outcome.ERROR:
             said = [line for line in shown.detail.splitlines() if "premise not met:" in line]
             said_line = said[-1] if said else f"premise not met: {shown.premise}"
@@ -218,7 +222,10 @@ def render(columns: dict[str, Column]) -> str:
         "Python agent frameworks, each judged on what the fake provider recorded. FAIL means",
         "the implementation broke the law on the wire (an expected failure is listed in its",
         "manifest, `expectations/<name>.toml`, and shown here as FAIL with the manifest's",
-        "reason); N/A means the implementation does not have the capability the law needs;",
+        "reason); BLOCKED means the law could not be judged because a law its tests cannot",
+        "be judged without fails, as the manifest expects (the cell names that law: the",
+        "failure is charged to it, not to this one); N/A means the implementation does not",
+        "have the capability the law needs;",
         "— means the law has no tests yet. Each adapter's docstring",
         "(`conformance/adapters/`) says how the framework's API was mapped and why.",
         "",

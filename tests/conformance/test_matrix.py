@@ -12,6 +12,7 @@ from conformance import matrix
 from conformance.__main__ import main
 from conformance.runner.expectations import Expectation
 from conformance.runner.outcomes import Outcome
+from conformance.runner.outcomes import TestRecord as Record
 from tests.harness.results_files import record, write_results
 
 LAWS_RUN = {
@@ -114,6 +115,46 @@ def test_a_known_intermittent_failure_shows_the_same_cell_whether_it_failed_or_n
             expectations=entries(),
         )
         assert matrix.column_from_results(plain).laws[law].outcome == "PASS"
+
+
+@pytest.mark.parametrize("own_failure", [False, True])
+def test_a_law_stopped_only_by_a_known_failure_of_its_premise_is_blocked_not_failed(
+    tmp_path: Path, own_failure: bool
+) -> None:
+    """A refusal-kind law cannot be judged when the refusal never came: the known failure
+    is the premise law's, so the cell says BLOCKED and names it. A failure of the law's own
+    beside it is still its FAIL."""
+    law, root = "pending.refusal-kind", "pending.refuses-new-message"
+    blocked = Record(
+        law=law, test="t0", outcome=Outcome.XFAIL, duration=0.1, detail="E premise", premise=root
+    )
+    records = [blocked, record(root, "XFAIL", test="root")]
+    if own_failure:
+        records.append(record(law, "XFAIL", test="t1", detail="E   AssertionError: kind"))
+    path = write_results(
+        tmp_path / "langgraph.jsonl",
+        records,
+        implementation="langgraph",
+        expectations={
+            law: Expectation(outcome=Outcome.FAIL, reason="wrong kind"),
+            root: Expectation(outcome=Outcome.FAIL, reason="no refusal"),
+        },
+    )
+    column = matrix.column_from_results(path)
+    cell = column.laws[law]
+    if own_failure:
+        assert (cell.outcome, cell.reason) == (
+            "FAIL",
+            f"possibly a consequence of {root}: wrong kind",
+        )
+    else:
+        assert cell == matrix.Cell(
+            outcome="BLOCKED",
+            reason=f"possibly a consequence of {root}: premise not met: {root}, a known "
+            "failure: no refusal",
+        )
+        assert "1 BLOCKED" in column.summary()
+    assert column.laws[root].outcome == "FAIL"
 
 
 def test_an_unexpected_failure_shows_its_assertion(tmp_path: Path) -> None:
