@@ -3,7 +3,8 @@
 Frameworks that pin `openai<3` can still run turnlaw in their own environment: the suite
 and the fake need no provider SDK (only the bundled reference runtime does, through the
 `turnlaw[reference]` extra). This runtime is the smallest honest one on that SDK — one
-conversation per agent, kept as Chat Completions messages — and `nox -s beside-openai2`
+conversation per agent, kept as Chat Completions messages, one turn at a time — and
+`nox -s beside-openai2`
 runs the suite against it in a virtualenv that has `openai<3` and no `anthropic`.
 
     python -m pytest -p conformance.runner.plugin --pyargs conformance.laws \
@@ -94,12 +95,29 @@ def _unpaired(messages: list[Any]) -> str | None:
 
 
 class ChatAgent:
-    """One agent: its system prompt, its SDK client, and its last completed conversation."""
+    """One agent: its system prompt, its SDK client, and its last completed conversation.
+
+    It keeps a conversation, so it answers one turn at a time: a turn asked for while
+    another is in flight is refused before anything is sent (two overlapping turns would
+    both reach the model, and the later one to finish would overwrite the other)."""
 
     def __init__(self, spec: AgentSpec) -> None:
         self.spec = spec
         self.client = openai.AsyncOpenAI(base_url=spec.base_url, api_key=spec.api_key)
         self.last: list[Message] | None = None
+        self.in_flight = False
+
+    def _one_at_a_time(self) -> None:
+        """Refuse while a turn is in flight; checked first, whatever else is wrong."""
+        if self.in_flight:
+            raise Refused(RefusalKind.RUN_IN_FLIGHT, "a turn of this agent is in flight")
+
+    async def _guarded_turn(self, history: list[Message], message: str) -> RunOutcome:
+        self.in_flight = True  # set before the first await: no other turn slips in
+        try:
+            return await self._turn(history, message)
+        finally:
+            self.in_flight = False
 
     async def _turn(self, history: list[Message], message: str) -> RunOutcome:
         """One turn: model calls until an answer, each tool call answered in between."""
@@ -168,13 +186,15 @@ class ChatAgent:
     ) -> RunOutcome:
         if identity is not None or session_id is not None:
             raise NotImplementedError("identity and session_id are not declared")
+        self._one_at_a_time()
         history = [] if continue_from is None else history_of(continue_from)
-        return await self._turn(history, message)
+        return await self._guarded_turn(history, message)
 
     async def follow_up(self, message: str) -> RunOutcome:
+        self._one_at_a_time()
         if self.last is None:
             raise Refused(RefusalKind.NO_CONVERSATION, "no completed run to follow up")
-        return await self._turn(self.last, message)
+        return await self._guarded_turn(self.last, message)
 
     async def checkpoint(self) -> JSON:
         if self.last is None:
