@@ -127,15 +127,16 @@ def requires(implementation: Implementation, *capabilities: Capability) -> None:
 
 def no_failed_turn(request: RequestIR, what: str) -> None:
     """The core of every failure law: nothing of the failed turn is shown as answered."""
-    roles = [m.role for m in request.messages]
-    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
-    assert not doubled, (
-        f"{what} showed the model two user turns in a row (messages {doubled[0] - 1} and "
-        f"{doubled[0]}): the failed turn's message was kept as if it had been answered"
-    )
     assert FAILING not in request.user_texts(), (
         f"{what} showed the model the failed turn's message {FAILING!r}: a run that failed "
         "did not complete, and only completed runs are continued"
+    )
+    roles = [m.role for m in request.messages]
+    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+    assert not doubled, (  # the failed turn's message is not among them (checked above)
+        f"{what} showed the model two user turns in a row ({request.turns()}): the "
+        "answer of a completed run before them is missing, so what was continued is not "
+        "the last completed run"
     )
     assert PARTIAL not in " ".join(request.assistant_texts()), (
         f"{what} showed the model the text a broken stream had begun ({PARTIAL!r}) as if "

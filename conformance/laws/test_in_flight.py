@@ -60,6 +60,15 @@ ODD_MESSAGES = {
     "long": "Make it three. " * 2000,
     "unicode": "Ça fait 3 — שלוש 🍽️ e\u0301 \u200d",
 }
+ODD_SAID = {"empty": "an empty", "whitespace": "a whitespace-only", "long": "a long"}
+"""How a message reads in a cell's words ("run with an empty message ...")."""
+WHILE = {
+    "just started": "just after the first run started",
+    "request held": "while the first run's request is held at the fake",
+    "tool running": "while the first run's tool is running",
+    "answer streamed": "while the first run's answer is streaming",
+}
+"""How a moment reads in a cell's words ("follow_up while the first run's tool is running")."""
 ANSWER = "Booked."
 WAITED = 10.0
 """Seconds a refused door may take: a refusal happens before anything is sent, so a door
@@ -227,18 +236,20 @@ async def judge_refusals(
             f"{cell}: a turn started while another was in flight reached the model "
             f"({reached} requests where the first run alone had made at most {first.calls}); "
             f"one instance answers one turn at a time and refuses before anything is sent "
-            f"(the door {came[0][1].said()})"
+            f"(the door {came[0][1].said()}; run after it {came[1][1].said()})"
         )
         # The kind's test rests on the core: a broken core is the core's FAIL (its own
         # test says so) and this test's unmet premise, never a FAIL of the kind.
         premise(CORE, not kind, broken)
         raise LawViolation(CORE, broken)
+    accepted = kinds_for(message, RefusalKind.RUN_IN_FLIGHT)
+    blank = " or, the message being blank, as invalid_input" if len(accepted) > 1 else ""
     for what, door_came in came if kind else ():
-        if door_came.kind not in kinds_for(message, RefusalKind.RUN_IN_FLIGHT):
+        if door_came.kind not in accepted:
             raise LawViolation(
                 KIND,
                 f"{cell}: {what} {door_came.said()}, not as a run in flight "
-                f"({RefusalKind.RUN_IN_FLIGHT.value}, the seed's RunInFlightError)",
+                f"({RefusalKind.RUN_IN_FLIGHT.value}, the seed's RunInFlightError){blank}",
             )
 
 
@@ -286,7 +297,7 @@ async def test_no_door_at_any_moment_of_a_run_in_flight_reaches_the_model(
     moment: str,
 ) -> None:
     skip_cell_without(implementation, door, moment)
-    cell = f"{door} while the first run's {moment}"
+    cell = f"{door} {WHILE[moment]}"
     async with first_run_at(moment, door, fake, new_agent, attempted=[THREE]) as first:
         await judge_refusals(first, fake, cell, THREE, kind=False)
 
@@ -301,7 +312,7 @@ async def test_every_door_at_every_moment_of_a_run_in_flight_is_refused_as_one(
     moment: str,
 ) -> None:
     skip_cell_without(implementation, door, moment)
-    cell = f"{door} while the first run's {moment}"
+    cell = f"{door} {WHILE[moment]}"
     async with first_run_at(moment, door, fake, new_agent, attempted=[THREE]) as first:
         await judge_refusals(first, fake, cell, THREE)
 
@@ -316,7 +327,7 @@ async def test_an_odd_message_while_a_run_is_in_flight_reaches_nothing(
     odd: str,
 ) -> None:
     skip_cell_without(implementation, door)
-    cell = f"{door} with an {odd} message while the first run's request is held"
+    cell = f"{door} with {ODD_SAID.get(odd, f'a {odd}')} message {WHILE['request held']}"
     message = ODD_MESSAGES[odd]
     async with first_run_at("request held", door, fake, new_agent, attempted=[message]) as first:
         await judge_refusals(first, fake, cell, message, kind=False)
@@ -332,7 +343,7 @@ async def test_an_odd_message_while_a_run_is_in_flight_is_still_refused(
     odd: str,
 ) -> None:
     skip_cell_without(implementation, door)
-    cell = f"{door} with an {odd} message while the first run's request is held"
+    cell = f"{door} with {ODD_SAID.get(odd, f'a {odd}')} message {WHILE['request held']}"
     message = ODD_MESSAGES[odd]
     async with first_run_at("request held", door, fake, new_agent, attempted=[message]) as first:
         await judge_refusals(first, fake, cell, message)
@@ -348,7 +359,7 @@ async def test_refused_attempts_at_any_moment_leave_the_first_runs_conversation_
     moment: str,
 ) -> None:
     skip_cell_without(implementation, door, moment)
-    cell = f"{door} while the first run's {moment}"
+    cell = f"{door} {WHILE[moment]}"
     chair = "And a high chair."
     # The attempt and the continuation have scripts of their own, tried first, so what
     # the continuation showed is judged in this law's words, never as an exhausted script.

@@ -90,10 +90,10 @@ def not_applicable_lines(
         lines += [f"  {sentence}: {', '.join(found)}" for sentence, found in excluded.items()]
     cells = skipped_cells(rows)
     if cells:
-        first, *rest = cells
-        shown = [f"{first[0]} NOT_APPLICABLE cells: {first[1]}"]
-        shown += [f"{n}: {sentence}" for n, sentence in rest]
-        lines.append("; ".join(shown))
+        total = sum(n for n, _ in cells)
+        noun = "cell" if total == 1 else "cells"
+        by_why = "; ".join(f"{n} {sentence}" for n, sentence in cells)
+        lines.append(f"{total} NOT_APPLICABLE {noun} (pytest's skipped tests): {by_why}")
     return lines
 
 
