@@ -55,7 +55,11 @@ def beside_note(rows: Iterable[TestRecord]) -> str:
     listed = list(rows)
     if not listed:
         return ""
-    shown = "; ".join(f"{row.outcome.value} in {row.test}" for row in listed[:3])
+    shown = "; ".join(
+        f"{row.outcome.value} in {row.test}"
+        + (f" (premise not met: {row.premise})" if row.premise else "")
+        for row in listed[:3]
+    )
     more = f"; and {len(listed) - 3} more" if len(listed) > 3 else ""
     return f"beside it, {len(listed)} row(s) that could not judge it: {shown}{more}"
 

@@ -15,6 +15,7 @@ from conformance.runner.expectations import Expectation
 from conformance.runner.outcomes import Outcome, law_verdict
 from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
 from conformance.runner.results_file import read_results
+from conformance.runner.verdict import beside_note
 from tests.harness.results_files import record, write_results
 
 LAW = "follow-up.shows-last-answer"
@@ -126,3 +127,14 @@ def test_the_terminal_and_the_markdown_report_list_the_error_row_beside_the_fail
     row = next(line for line in markdown.splitlines() if f"`{LAW}`" in line)
     assert "| FAIL |" in row and "RuntimeError: adapter bug" in row, row
     assert read_results(tmp_path / "results.jsonl").inconsistencies() == []
+
+
+def test_a_row_stopped_by_a_premise_says_which_law_it_waited_on() -> None:
+    """A bare "ERROR" beside a FAIL reads as a crash; a premise row is not one."""
+    premise = Record(
+        law=LAW, test="t", outcome=Outcome.ERROR, duration=0.1, premise="run.no-history"
+    )
+    crashed = record(LAW, "ERROR", test="u")
+    note = beside_note([premise, crashed])
+    assert "ERROR in t (premise not met: run.no-history)" in note
+    assert note.endswith("ERROR in u")
