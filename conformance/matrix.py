@@ -135,8 +135,8 @@ def column_from_results(results: Path) -> Column:
             outcome = Outcome.XFAIL
         cell = _cell(outcome, shown.detail, reason)
         if shown.premise is not None and outcome is Outcome.XFAIL:
-            known = expectations.get(shown.premise, {}).get("reason", "")
-            reason = f"premise not met: {shown.premise}, a known failure: {known}"
+            premise_reason = expectations.get(shown.premise, {}).get("reason", "")
+            reason = f"premise not met: {shown.premise}, a known failure: {premise_reason}"
             cell = Cell(outcome="BLOCKED", reason=reason)
         if shown.premise is not None and outcome is Outcome.ERROR:
             said = [line for line in shown.detail.splitlines() if "premise not met:" in line]

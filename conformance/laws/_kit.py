@@ -296,6 +296,13 @@ def whoami_report(shown: str) -> dict[str, Any] | None:
     return None
 
 
+def user_turns_in_a_row(request: RequestIR) -> list[int]:
+    """The index of every user message that follows another user message: a turn kept
+    without what answered it (a failed turn's message, or a dropped answer before it)."""
+    roles = [m.role for m in request.messages]
+    return [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+
+
 def shown_anywhere(request: RequestIR, said: str, *, in_call_arguments: bool = False) -> bool:
     """Is `said` shown to the model: in the system prompt or a message's text, and with
     `in_call_arguments` also in a tool call's arguments (where a folded span may put it)."""
@@ -474,6 +481,7 @@ __all__ = [
     "trace_results",
     "trace_tool_of",
     "untyped",
+    "user_turns_in_a_row",
     "value_for",
     "whoami_report",
     "words",

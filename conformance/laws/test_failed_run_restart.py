@@ -28,6 +28,7 @@ from ._kit import (
     roundtrip,
     text,
     tool_call,
+    user_turns_in_a_row,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -80,8 +81,7 @@ async def test_the_checkpoint_a_failed_run_hands_back_keeps_the_tool_rounds_that
             f"(refused as {refusal.kind.value}: {refusal.message})"
         ) from refusal
     shown = fake.wire.last
-    roles = [m.role for m in shown.messages]
-    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+    doubled = user_turns_in_a_row(shown)
     assert not doubled, (
         f"continuing the checkpoint a run that failed {where} handed back showed two user "
         f"turns in a row ({shown.turns()}): it kept the message nobody answered"

@@ -44,6 +44,7 @@ from ._kit import (
     tool_call,
     tool_results,
     untyped,
+    user_turns_in_a_row,
 )
 
 pytestmark = pytest.mark.asyncio
@@ -131,8 +132,7 @@ def no_failed_turn(request: RequestIR, what: str) -> None:
         f"{what} showed the model the failed turn's message {FAILING!r}: a run that failed "
         "did not complete, and only completed runs are continued"
     )
-    roles = [m.role for m in request.messages]
-    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+    doubled = user_turns_in_a_row(request)
     assert not doubled, (  # the failed turn's message is not among them (checked above)
         f"{what} showed the model two user turns in a row ({request.turns()}): the "
         "answer of a completed run before them is missing, so what was continued is not "
@@ -281,8 +281,7 @@ async def test_a_run_that_failed_after_a_model_call_hands_back_a_continuable_che
             f"agent (refused as {refusal.kind.value}: {refusal.message})"
         ) from refusal
     shown = fake.wire.last
-    roles = [m.role for m in shown.messages]
-    doubled = [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
+    doubled = user_turns_in_a_row(shown)
     assert not doubled, (
         f"continuing the checkpoint a failed {door} handed back showed two user turns in a "
         f"row (messages {doubled[0] - 1} and {doubled[0]}): it kept the failed turn's "
