@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .registry import Level, load_laws
 from .runner.capability_words import needed_capabilities
 from .runner.collect import ResultsFileError, read_results
-from .runner.consequences import consequence_note, root_causes
+from .runner.consequences import consequence_note, known_premise_note, root_causes
 from .runner.outcomes import NOT_APPLICABLE_PREFIX, UNJUDGING, Outcome, law_verdict
 from .runner.verdict import beside_note, tolerated
 
@@ -136,8 +136,7 @@ def column_from_results(results: Path) -> Column:
         cell = _cell(outcome, shown.detail, reason)
         if shown.premise is not None and outcome is Outcome.XFAIL:
             premise_reason = expectations.get(shown.premise, {}).get("reason", "")
-            reason = f"premise not met: {shown.premise}, a known failure: {premise_reason}"
-            cell = Cell(outcome="BLOCKED", reason=reason)
+            cell = Cell(outcome="BLOCKED", reason=known_premise_note(shown.premise, premise_reason))
         if shown.premise is not None and outcome is Outcome.ERROR:
             said = [line for line in shown.detail.splitlines() if "premise not met:" in line]
             said_line = said[-1] if said else f"premise not met: {shown.premise}"

@@ -50,3 +50,9 @@ def consequence_note(causes: list[str]) -> str:
 
 
 __all__ = ["consequence_note", "root_causes"]
+
+
+def known_premise_note(premise: str, reason: str) -> str:
+    """How a report says a test stopped on another law's known failure: `premise not met:
+    run.no-history, a known failure: <the manifest's reason>`."""
+    return f"premise not met: {premise}, a known failure: {reason}"

@@ -40,6 +40,7 @@ from ._run_state import (
 )
 from .capability_words import not_applicable_sentence
 from .collect import Collector, Judgment
+from .consequences import known_premise_note
 from .counts import JUDGED, PytestCounts
 from .deliveries import asked_deliveries, deliveries_to_run, not_offered
 from .node_ids import suite_test_id
@@ -376,7 +377,7 @@ def _mark_expected(collector: Collector, judgment: Judgment, report: Any) -> Non
     none of whose tests failed is an XPASS, and the verdict is red for it."""
     if judgment.premise is not None:
         entry = collector.expected[judgment.premise]
-        reason = f"premise not met: {judgment.premise}, a known failure: {entry.reason}"
+        reason = known_premise_note(judgment.premise, entry.reason)
     else:
         reason = "; ".join(collector.expected[law_id].reason for law_id in judgment.laws)
     report.outcome = "skipped"

@@ -18,7 +18,7 @@ from .. import __version__
 from ..lawdoc import LAWS_DOC, law_lines, law_location
 from ..registry import Level, load_laws
 from .capability_words import not_applicable_in_words
-from .consequences import consequence_note
+from .consequences import consequence_note, known_premise_note
 from .outcomes import Outcome, TestRecord
 from .report_text import markdown_cell
 from .verdict import beside_note, rows_beside, tolerated
@@ -195,7 +195,7 @@ def law_cell(collector: Collector, law_id: str, outcome: Outcome) -> str:
     shown = next((r for r in collector.by_law[law_id] if r.outcome is outcome), None)
     if shown is not None and shown.premise is not None and outcome is Outcome.XFAIL:
         entry = collector.expected[shown.premise]
-        return f"premise not met: {shown.premise}, a known failure: {entry.reason}"
+        return known_premise_note(shown.premise, entry.reason)
     if law_id in collector.expected and collector.expected[law_id].reason:
         return collector.expected[law_id].reason
     if shown is None:
