@@ -110,16 +110,19 @@ COLLATERAL = "?"
 """What `settled` shows for a cell that is not a target's: collateral is listed, not
 promised (a session rogue's collateral can depend on which of two racing events comes
 first: `missed-events-replayed` FAILed `connection.broken-is-unusable` in two kill runs
-here and passed it in a third)."""
+here and passed it in a third). Nor is whether a non-target law ran at all: a stateful
+test records a law only if its machine reaches that law's step before the rogue's first
+FAIL stops it (`queued-message-runs-at-once` left `turn.abort-keeps-session` unjudged in
+one run and FAILed it in another)."""
 
 
 def settled(doc: str) -> str:
     """The kill matrix without its collateral: what a fresh run must reproduce exactly.
 
-    Every target cell (**K**, or a mark with `!`), the reference's column, which laws
-    ran (`-`) and which were not applicable (`n/a`) stay; every other rogue cell, the
-    "killed by" counts (collateral FAILs count there) and the collateral column become
-    COLLATERAL."""
+    Every target cell (**K**, or any mark with `!`: a target not killed, `-!` if it did
+    not even run), the reference's column and which laws were not applicable (`n/a`)
+    stay; every other rogue cell (`-` too), the "killed by" counts (collateral FAILs count
+    there) and the collateral column become COLLATERAL."""
     lines = []
     for line in doc.split("\n"):
         cells = line.split(" | ")
@@ -128,7 +131,7 @@ def settled(doc: str) -> str:
             for i in range(4, len(cells)):
                 mark = cells[i].rstrip(" |")
                 end = cells[i][len(mark) :]
-                if mark not in ("-", "n/a", "**K**") and not mark.endswith("!"):
+                if mark not in ("n/a", "**K**") and not mark.endswith("!"):
                     cells[i] = COLLATERAL + end
             line = " | ".join(cells)
         elif line.startswith("| R") and line.endswith(" |") and len(cells) >= 5:  # a rogue's
