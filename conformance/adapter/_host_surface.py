@@ -14,6 +14,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ._host_profile import HostWireProfile
 from ._hosting_types import HostSpec
 from ._protocols import HostUnderTest
 from ._types import Capability
@@ -69,12 +70,18 @@ class _DamageParams(_Params):
 
 
 class HostStarted(BaseModel):
-    """What `host.start` answers over stdio: where the started host serves (other
-    fields are ignored: a host may say more about itself)."""
+    """What `host.start` answers over stdio: where the started host serves, and how
+    its replies say each outcome when that is not the default profile (other fields are
+    ignored: a host may say more about itself)."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     base_url: LoopbackUrl
+    wire_profile: HostWireProfile | None = Field(
+        default=None,
+        description="how this host's replies say each outcome (docs/hosting.md); absent: "
+        "the default profile, the reference's wire",
+    )
 
 
 HOST = Surface(

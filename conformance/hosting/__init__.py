@@ -1,16 +1,20 @@
 """The seed's HTTP wire as the suite speaks it, for the hosting laws.
 
-`SeedWireCaller` speaks docs/hosting.md's wire to a host over real HTTP; `HostClient`
-is what the laws ask of any caller, so a host speaking another wire brings its own
-(`Implementation.host_client`, a `HostClientFactory`). Every reply is a `HostReply`;
-one that is not the wire is `NotTheWire` (the host's fault: the law FAILs), and a host
-that does not answer is `HostUnreachable` (ERROR). `hosting_wire_schema()` is
-schemas/hosting-wire-v1.json, for hosts in other languages.
+`SeedWireCaller` speaks the seed's requests to a host over real HTTP and reads its
+replies through the host's wire profile (conformance.adapter.HostWireProfile);
+`HostClient` is what the laws ask of any caller, so a host whose wire is not HTTP+JSON
+brings its own (`Implementation.host_client`, a `HostClientFactory`). Every reply is a
+`HostReply` saying outcomes (`HostOutcome`), judged by `assert_said`; one that cannot be read
+is `NotTheWire` (the host's fault: the law FAILs), and a host that does not answer is
+`HostUnreachable` (ERROR). `hosting_wire_schema()` is schemas/hosting-wire-v1.json,
+the default profile's wire written out for hosts in other languages.
 """
 
+from ..adapter import DEFAULT_PROFILE, HostOutcome, HostWireProfile
 from ._client import HostClient, HostClientFactory
+from ._judge import UNANSWERED, assert_said, describe, refused
 from ._reply import AwaitingQuestion, HostReply, HostUnreachable, NotTheWire
-from ._seed_caller import SeedWireCaller
+from ._seed_caller import MAX_REPLY_BYTES, SeedWireCaller
 from ._wire import (
     ERROR_STATUS,
     STATUSES,
@@ -29,9 +33,12 @@ from ._wire import (
 )
 
 __all__ = [
+    "DEFAULT_PROFILE",
     "ERROR_STATUS",
+    "MAX_REPLY_BYTES",
     "STATUSES",
     "TERMINAL_EVENTS",
+    "UNANSWERED",
     "Answered",
     "Awaiting",
     "AwaitingQuestion",
@@ -41,13 +48,18 @@ __all__ = [
     "Health",
     "HostClient",
     "HostClientFactory",
+    "HostOutcome",
     "HostReply",
     "HostUnreachable",
+    "HostWireProfile",
     "InvokeBody",
     "NotTheWire",
     "Paused",
     "Refusal",
     "SeedWireCaller",
     "SessionRead",
+    "assert_said",
+    "describe",
     "hosting_wire_schema",
+    "refused",
 ]

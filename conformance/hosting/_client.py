@@ -47,7 +47,10 @@ class HostClient(Protocol):
         stream: bool = False,
     ) -> HostReply: ...
 
-    async def read_session(self, session_id: str) -> HostReply: ...
+    async def read_session(self, session_id: str) -> HostReply | None:
+        """The stored session (`HostReply.found`, `checkpoint`), or its refusal; None:
+        this host offers no way to read one back."""
+        ...
 
     async def raw(self, body: bytes, *, headers: Mapping[str, str] | None = None) -> HostReply:
         """`body` sent as is to the turn endpoint, for the laws about invalid requests."""

@@ -1,44 +1,49 @@
 """The seed's HTTP wire as the suite speaks it: `SeedWireCaller`, a `HostClient`.
 
-Real HTTP (httpx.AsyncClient) to the host's loopback URL, one client and so one cookie
-jar per caller: two callers are two browsers. Server-sent events are parsed by httpx-sse,
-not by hand, so a host's stream is judged by what an ordinary client reads from it.
-Every reply is read through the wire's models (`_wire`); one that is not the wire is a
-`NotTheWire` finding, and a host that does not answer at all is `HostUnreachable`.
+The request side is the seed's (`POST /invoke`, `input`, `sessionId`, the
+`x-session-id` header, the session cookie); every reply is read through the host's
+`HostWireProfile`, so the laws see what it said, not how. Real HTTP
+(httpx.AsyncClient) to the host's loopback URL, one client and so one cookie jar per
+caller: two callers are two browsers. Every call has the adapter calls' deadline, as a
+whole (a host streaming forever is a TIMEOUT, not a hang), and a size limit (a reply
+over it is the host's FAIL, read no further). Server-sent events are parsed by
+httpx-sse, so a stream is judged by what an ordinary client reads from it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Mapping
 from http.cookies import CookieError, SimpleCookie
-from typing import Any, TypeVar
+from typing import Any
+from urllib.parse import quote
 
 import httpx
-from httpx_sse import SSEError, aconnect_sse
-from pydantic import BaseModel, ValidationError
+from httpx_sse import EventSource, SSEError
 
 from .._tls import SHARED_TLS
+from ..adapter._host_profile import (
+    DEFAULT_PROFILE,
+    AnswerWay,
+    HostOutcome,
+    HostWireProfile,
+    PauseWay,
+    ReadRoute,
+    at,
+    classify,
+)
 from ..errors import AdapterTimeout
 from ._reply import AwaitingQuestion, HostReply, HostUnreachable, NotTheWire
-from ._wire import (
-    ERROR_STATUS,
-    EVENTS,
-    STATUSES,
-    TERMINAL_EVENTS,
-    Answered,
-    Awaiting,
-    InvokeBody,
-    Paused,
-    Refusal,
-    SessionRead,
-)
 
 SSE = "text/event-stream"
+MAX_REPLY_BYTES = 4 * 1024 * 1024
+"""The most a host's reply may be: the laws' conversations are a few kilobytes, and a
+host answering without end must not take the run's memory with it."""
 
 
 class SeedWireCaller:
-    """A caller of a host speaking the seed's wire (docs/hosting.md)."""
+    """A caller of a host speaking the seed's wire, its replies read by `profile`."""
 
     def __init__(
         self,
@@ -48,9 +53,13 @@ class SeedWireCaller:
         token: str | None = None,
         timeout: float = 30.0,
         learn: Callable[[str], object] | None = None,
+        profile: HostWireProfile = DEFAULT_PROFILE,
+        note: Callable[[str], None] | None = None,
+        max_bytes: int = MAX_REPLY_BYTES,
     ) -> None:
         """`learn` is told every session cookie value a host issues, so the runner's
-        redactor keeps minted ids out of results and snapshots."""
+        redactor keeps minted ids out of results and snapshots; `note` takes information
+        about the host's wire (HostReply.note)."""
         headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
         self._client = httpx.AsyncClient(
             base_url=base_url, headers=headers, timeout=timeout, verify=SHARED_TLS
@@ -58,6 +67,9 @@ class SeedWireCaller:
         self._cookie = session_cookie
         self._learn = learn
         self._timeout = timeout
+        self._profile = profile
+        self._note = note
+        self._max_bytes = max_bytes
 
     # --- HostClient -------------------------------------------------------------------
 
@@ -70,8 +82,7 @@ class SeedWireCaller:
         cookie: str | None = None,
         stream: bool = False,
     ) -> HostReply:
-        body = InvokeBody(input=message, sessionId=session_id)
-        return await self._invoke(body, header_session, cookie, stream)
+        return await self._invoke({"input": message}, session_id, header_session, cookie, stream)
 
     async def decide(
         self,
@@ -82,25 +93,27 @@ class SeedWireCaller:
         cookie: str | None = None,
         stream: bool = False,
     ) -> HostReply:
-        body = InvokeBody(decision=decision, sessionId=session_id)
-        return await self._invoke(body, header_session, cookie, stream)
+        body = {self._profile.decision_field: decision}
+        return await self._invoke(body, session_id, header_session, cookie, stream)
 
-    async def read_session(self, session_id: str) -> HostReply:
-        response = await self._request("GET", f"/sessions/{session_id}", headers={})
-        data = self._json(response)
-        if response.status_code == 200:
-            _model(SessionRead, data, "GET /sessions 200")
-            return self._reply(response, body=data)
-        if response.status_code in ERROR_STATUS.values():
-            refusal = _model(Refusal, data, f"GET /sessions {response.status_code}")
-            return self._reply(response, body=data, refusal=refusal)
-        what = f"GET /sessions answered status {response.status_code}"
-        raise NotTheWire(what, _evidence(response))
+    async def read_session(self, session_id: str) -> HostReply | None:
+        route = self._profile.read
+        if not isinstance(route, ReadRoute):
+            return None
+        path = route.path.replace("{session_id}", quote(session_id, safe=""))
+        response, content = await self._exchange("GET", path, headers={})
+        data = _json(content)
+        said = classify(self._profile, response.status_code, None, data)
+        checkpoint = None
+        if route.found.matches(response.status_code, None, data):
+            checkpoint = at(data, route.checkpoint)
+            said = frozenset({HostOutcome.ANSWERED}) if checkpoint is not None else said
+        return self._reply(response, content, said=said, body=data, checkpoint=checkpoint)
 
     async def raw(self, body: bytes, *, headers: Mapping[str, str] | None = None) -> HostReply:
         sent = {"content-type": "application/json", **(headers or {})}
-        response = await self._request("POST", "/invoke", headers=sent, content=body)
-        return self._read_invoke(response)
+        response, content = await self._exchange("POST", "/invoke", headers=sent, content=body)
+        return self._read(response, content)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -108,8 +121,15 @@ class SeedWireCaller:
     # --- the wire ---------------------------------------------------------------------
 
     async def _invoke(
-        self, body: InvokeBody, header_session: str | None, cookie: str | None, stream: bool
+        self,
+        body: dict[str, str],
+        session_id: str | None,
+        header_session: str | None,
+        cookie: str | None,
+        stream: bool,
     ) -> HostReply:
+        if session_id is not None:
+            body = {**body, "sessionId": session_id}
         headers: dict[str, str] = {}
         if header_session is not None:
             headers["x-session-id"] = header_session
@@ -117,88 +137,91 @@ class SeedWireCaller:
             if self._cookie is None:
                 raise ValueError("cookie= needs a host started with session_cookie=")
             headers["cookie"] = f"{self._cookie}={cookie}"  # replaces the jar's, if any
-        if not stream:
-            response = await self._request("POST", "/invoke", headers=headers, json=body.payload())
-            return self._read_invoke(response)
-        headers["accept"] = SSE
+        if stream:
+            headers["accept"] = SSE
+        response, content = await self._exchange("POST", "/invoke", headers=headers, json=body)
+        return self._read(response, content)
+
+    async def _exchange(
+        self, method: str, path: str, **options: Any
+    ) -> tuple[httpx.Response, bytes]:
+        """One request and its whole reply, under the call's deadline and size limit."""
         try:
-            async with aconnect_sse(
-                self._client, "POST", "/invoke", json=body.payload(), headers=headers
-            ) as source:
-                response = source.response
-                if not response.headers.get("content-type", "").startswith(SSE):
-                    await response.aread()
-                    return self._read_invoke(response)  # refused before the run: plain JSON
-                events: list[tuple[str, Any]] = []
-                async for event in source.aiter_sse():
-                    events.append((event.event, _event_data(event.event, event.data)))
-                return self._read_stream(response, events)
-        except SSEError as error:
-            raise NotTheWire("a stream httpx-sse cannot read", str(error)) from error
-        except httpx.TimeoutException as error:
-            raise self._timed_out("POST /invoke (stream)") from error
+            async with asyncio.timeout(self._timeout):
+                async with self._client.stream(method, path, **options) as response:
+                    content = bytearray()
+                    async for piece in response.aiter_bytes():
+                        content += piece
+                        if len(content) > self._max_bytes:
+                            raise NotTheWire(
+                                f"a reply to {method} {path} over {self._max_bytes} bytes "
+                                "(read no further)",
+                                _evidence(response, bytes(content)),
+                            )
+                    return response, bytes(content)
+        except TimeoutError as error:
+            raise AdapterTimeout(
+                f"Timeout: the host did not finish answering {method} {path} within "
+                f"{self._timeout:g} s (raise --call-timeout or --timeout-multiplier if it "
+                "is just slow)"
+            ) from error
         except httpx.TransportError as error:
-            raise self._unreachable(error) from error
+            raise HostUnreachable(
+                f"the host at {self._client.base_url} did not answer ({type(error).__name__}: "
+                f"{error}): its process is gone, or it stopped listening"
+            ) from error
 
-    async def _request(self, method: str, path: str, **options: Any) -> httpx.Response:
-        try:
-            return await self._client.request(method, path, **options)
-        except httpx.TimeoutException as error:
-            raise self._timed_out(f"{method} {path}") from error
-        except httpx.TransportError as error:
-            raise self._unreachable(error) from error
-
-    def _timed_out(self, what: str) -> AdapterTimeout:
-        return AdapterTimeout(f"Timeout: the host did not answer {what} within {self._timeout:g} s")
-
-    def _unreachable(self, error: httpx.TransportError) -> HostUnreachable:
-        return HostUnreachable(
-            f"the host at {self._client.base_url} did not answer ({type(error).__name__}: "
-            f"{error}): its process is gone, or it stopped listening"
-        )
-
-    def _read_invoke(self, response: httpx.Response) -> HostReply:
-        status = response.status_code
-        if status not in STATUSES:
-            raise NotTheWire(f"POST /invoke answered status {status}", _evidence(response))
-        data = self._json(response)
-        where = f"POST /invoke {status}"
-        if status == 200:
-            answered = _model(Answered, data, where)
-            return self._reply(response, body=data, output=answered.output)
-        if status == 202:
-            paused = _model(Paused, data, where)
-            return self._reply(response, body=data, awaiting=_question(paused.awaiting))
-        return self._reply(response, body=data, refusal=_model(Refusal, data, where))
-
-    def _read_stream(self, response: httpx.Response, events: list[tuple[str, Any]]) -> HostReply:
-        ends = [i for i, (name, _) in enumerate(events) if name in TERMINAL_EVENTS]
-        if len(ends) != 1 or ends[0] != len(events) - 1:
-            names = [name for name, _ in events]
-            raise NotTheWire("a stream without exactly one terminal event, last", f"{names}")
+    def _read(self, response: httpx.Response, content: bytes) -> HostReply:
+        """A reply to POST /invoke, classified by the profile."""
+        if not response.headers.get("content-type", "").startswith(SSE):
+            data = _json(content)
+            said = classify(self._profile, response.status_code, None, data)
+            return self._reply(
+                response, content, said=said, body=data, **self._said(said, None, data, [])
+            )
+        events = _events(response, content)
+        terminal = self._profile.terminal_events() - {self._profile.chunk.event}
+        early = [name for name, _ in events[:-1] if name in terminal]
+        if not events or early:
+            return self._reply(response, content, events=events)
         name, data = events[-1]
-        output = data.get("output") if name == "complete" else None
-        awaiting = _question(Awaiting.model_validate(data)) if name == "awaiting" else None
-        refusal = Refusal.model_validate(data) if name == "error" else None
+        said = classify(self._profile, response.status_code, name, data)
         return self._reply(
-            response, output=output, awaiting=awaiting, refusal=refusal, events=events
+            response, content, said=said, events=events, **self._said(said, name, data, events)
         )
 
-    def _json(self, response: httpx.Response) -> Any:
-        try:
-            return json.loads(response.content)
-        except ValueError:
-            raise NotTheWire("a body that is not JSON", _evidence(response)) from None
+    def _said(
+        self,
+        said: frozenset[HostOutcome],
+        event: str | None,
+        data: Any,
+        events: list[tuple[str, Any]],
+    ) -> dict[str, Any]:
+        """The answer's text or the paused question, from the way that said it."""
+        status_free: dict[str, Any] = {}
+        if HostOutcome.ANSWERED in said:
+            way = next(w for w in self._profile.answered if w.event == event)
+            status_free["output"] = self._answer_text(way, data, events)
+        if HostOutcome.PAUSED in said:
+            pause = next(w for w in self._profile.paused if w.event == event)
+            status_free["awaiting"] = _question(pause, data)
+        return status_free
+
+    def _answer_text(self, way: AnswerWay, data: Any, events: list[tuple[str, Any]]) -> str:
+        if way.text is not None:
+            text: str = at(data, way.text)
+            return text
+        chunk = self._profile.chunk
+        pieces = [at(d, chunk.text) for name, d in events[:-1] if name == chunk.event]
+        return "".join(p for p in pieces if isinstance(p, str))
 
     def _reply(
         self,
         response: httpx.Response,
+        content: bytes,
         *,
-        body: Any = None,
-        output: str | None = None,
-        awaiting: AwaitingQuestion | None = None,
-        refusal: Refusal | None = None,
-        events: list[tuple[str, Any]] | None = None,
+        said: frozenset[HostOutcome] = frozenset(),
+        **fields: Any,
     ) -> HostReply:
         raw = response.headers.get_list("set-cookie")
         issued = _cookie_value(raw, self._cookie)
@@ -206,47 +229,49 @@ class SeedWireCaller:
             self._learn(issued)
         return HostReply(
             status=response.status_code,
-            output=output,
-            awaiting=awaiting,
-            code=refusal.code if refusal is not None else None,
-            error=refusal.error if refusal is not None else None,
+            said=said,
             issued_cookie=issued,
             set_cookie_header=", ".join(raw) if raw else None,
-            events=events or [],
-            body=body,
+            evidence=_evidence(response, content),
+            note=self._note,
+            **fields,
         )
 
 
-M = TypeVar("M", bound=BaseModel)
-
-
-def _model(model: type[M], data: Any, where: str) -> M:
+def _json(content: bytes) -> Any:
     try:
-        return model.model_validate(data)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
-            for e in error.errors(include_url=False)[:3]
-        )
-        raise NotTheWire(
-            f"{where}: a body that is not the wire's {model.__name__}", problems
-        ) from None
-
-
-def _event_data(name: str, data: str) -> Any:
-    if name not in EVENTS:
-        raise NotTheWire(f"an SSE event the wire has not ({name!r})", data[:200])
-    try:
-        parsed = json.loads(data)
+        return json.loads(content)
     except ValueError:
-        raise NotTheWire(f"SSE {name!r} data that is not JSON", data[:200]) from None
-    _model(EVENTS[name], parsed, f"SSE {name!r}")
-    return parsed
+        return None
 
 
-def _question(awaiting: Awaiting) -> AwaitingQuestion:
+def _data(text: str) -> Any:
+    """An event's data: its JSON, or the text itself when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _events(response: httpx.Response, content: bytes) -> list[tuple[str, Any]]:
+    """The stream's events, each one's data parsed as JSON where it is JSON."""
+    whole = httpx.Response(response.status_code, headers={"content-type": SSE}, content=content)
+    try:
+        return [(e.event, _data(e.data)) for e in EventSource(whole).iter_sse()]
+    except (SSEError, UnicodeDecodeError):
+        return []
+
+
+def _question(way: PauseWay, data: Any) -> AwaitingQuestion:
+    def text(pointer: str | None) -> str | None:
+        found = at(data, pointer) if pointer is not None else None
+        return found if isinstance(found, str) else None
+
     return AwaitingQuestion(
-        awaiting.sessionId, awaiting.tool, awaiting.question, awaiting.toolCallId
+        session_id=text(way.session_id),
+        tool=text(way.tool),
+        question=text(way.question) or "",
+        tool_call_id=text(way.tool_call_id) or "",
     )
 
 
@@ -264,6 +289,6 @@ def _cookie_value(headers: list[str], name: str | None) -> str | None:
     return None
 
 
-def _evidence(response: httpx.Response) -> str:
+def _evidence(response: httpx.Response, content: bytes) -> str:
     kind = response.headers.get("content-type", "no content-type")
-    return f"status {response.status_code}, {kind}: {response.content[:200]!r}"
+    return f"status {response.status_code}, {kind}: {content[:200]!r}"

@@ -60,7 +60,18 @@ from ..adapter import (
 )
 from ..errors import AdapterFailure as _AdapterFailure
 from ..errors import AdapterReportedError as _AdapterReportedError
-from ..hosting import AwaitingQuestion, HostClient, HostReply, HostUnreachable, NotTheWire
+from ..hosting import (
+    UNANSWERED,
+    AwaitingQuestion,
+    HostClient,
+    HostOutcome,
+    HostReply,
+    HostUnreachable,
+    NotTheWire,
+    assert_said,
+    describe,
+    refused,
+)
 from ..replay.hypothesis_examples import reproducing
 from ..runner.capability_words import needs_sentence as _needs_sentence
 from ..runner.fixtures import FAKE_KEY, AgentFactory
@@ -375,6 +386,7 @@ __all__ = [
     "SYSTEM",
     "THREE",
     "TURN_WAIT",
+    "UNANSWERED",
     "AgentFactory",
     "AgentSpec",
     "AgentUnderTest",
@@ -395,6 +407,7 @@ __all__ = [
     "Hold",
     "HostClient",
     "HostFactory",
+    "HostOutcome",
     "HostReply",
     "HostSpec",
     "HostUnreachable",
@@ -439,6 +452,7 @@ __all__ = [
     "agent_id_fits",
     "answer_attempts",
     "answer_of",
+    "assert_said",
     "calling",
     "case_needs",
     "consultations",
@@ -446,6 +460,7 @@ __all__ = [
     "conversation_shown",
     "declared_agent_id_pattern",
     "declares",
+    "describe",
     "final_text_problem",
     "first_carrying",
     "has_next_turn",
@@ -465,6 +480,7 @@ __all__ = [
     "pairing_problems",
     "parallel_calls",
     "premise",
+    "refused",
     "reproducing",
     "requests_carrying",
     "results_in",

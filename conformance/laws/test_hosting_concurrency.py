@@ -18,13 +18,18 @@ from collections.abc import Callable
 import pytest
 
 from ._kit import (
+    UNANSWERED,
     Fault,
     Hold,
     HostFactory,
+    HostOutcome,
     HostReply,
     RequestIR,
     ScriptedProvider,
+    assert_said,
+    describe,
     premise,
+    refused,
     strings_in,
     text,
 )
@@ -89,15 +94,12 @@ async def test_a_second_request_for_a_running_session_is_refused_before_the_mode
             ) from None
         assert len(fake.wire.requests) == 1, (
             f"a second request for a running session reached the model "
-            f"({second.status} {second.code}): two turns of one session overlapped"
+            f"({describe(second)}): two turns of one session overlapped"
         )
     finally:
         answered = await finish(first, hold)
-    assert second.status == 409 and second.code == "ERR_CONCURRENT_RUN", (
-        f"a second request for a running session was answered {second.status} "
-        f"{second.code}, not 409 ERR_CONCURRENT_RUN"
-    )
-    premise(CONTINUES, answered.status == 200, f"the held turn was answered {answered.status}")
+    assert_said(second, HostOutcome.BUSY, what="a second request for a running session")
+    premise(CONTINUES, answered.answered, f"the held turn was {describe(answered)}")
     await host.caller().send("Thanks.", session_id=session_id)
     shown = fake.wire.last.user_texts()
     assert shown == ["Book me a table for two.", "Thanks."], (
@@ -123,7 +125,7 @@ async def test_queued_requests_for_one_session_run_in_order_each_after_the_last_
         for message in said[1:]:
             tasks.append(asyncio.create_task(host.caller().send(message, session_id=session_id)))
             await asyncio.sleep(SETTLE)
-        assert not any(t.done() and t.result().status == 409 for t in tasks[1:]), (
+        assert not any(t.done() and refused(t.result()) for t in tasks[1:]), (
             "under `enqueue` a request for a running session was refused"
         )
         assert len(fake.wire.requests) == 1, (
@@ -136,8 +138,8 @@ async def test_queued_requests_for_one_session_run_in_order_each_after_the_last_
     for number, message in enumerate(said[1:], start=1):
         shown = request_for(fake, message)
         assert shown is not None, (
-            f"queued request {number + 1} ({message!r}) was answered {replies[number].status}"
-            f" {replies[number].output!r} and never reached the model: the queue dropped it"
+            f"queued request {number + 1} ({message!r}) was {describe(replies[number])} and "
+            "never reached the model: the queue dropped it"
         )
         assert shown.user_texts() == said[: number + 1], (
             f"queued request {number + 1} was shown {shown.user_texts()}: it must run after "
@@ -164,7 +166,7 @@ async def test_two_sessions_are_at_the_model_at_once_and_neither_sees_the_other(
     host = await new_host(agent_per_session=True)
     for session_id in holds:
         opened = await host.caller().send(f"I am {session_id}.", session_id=session_id)
-        premise(CONTINUES, opened.status == 200, f"{session_id}'s first turn: {opened.status}")
+        premise(CONTINUES, opened.answered, f"{session_id}'s first turn: {describe(opened)}")
     tasks = {
         session_id: asyncio.create_task(
             host.caller().send(f"Book for {session_id}.", session_id=session_id)
@@ -216,8 +218,8 @@ async def test_with_one_shared_agent_another_session_waits_and_is_never_refused(
         await asyncio.wait({other}, timeout=SETTLE * 2)
         if other.done():
             early = other.result()
-            assert early.status != 409, (
-                f"a request for another session was refused ({early.code}) while one "
+            assert not refused(early), (
+                f"a request for another session was refused ({describe(early)}) while one "
                 "session's turn was running: `reject` is about one session's turns only"
             )
     finally:
@@ -225,11 +227,10 @@ async def test_with_one_shared_agent_another_session_waits_and_is_never_refused(
     answered = await asyncio.wait_for(first, 30)
     assert other is not None
     waited = await asyncio.wait_for(other, 30)
-    assert waited.status == 200 and waited.output == "Hello, Bob.", (
-        f"another session's request, sent while a turn was running, was answered "
-        f"{waited.status} {waited.code} {waited.output!r}"
+    assert waited.answered and waited.output == "Hello, Bob.", (
+        f"another session's request, sent while a turn was running, was {describe(waited)}"
     )
-    assert answered.status == 200, f"the running turn was answered {answered.status}"
+    assert answered.answered, f"the running turn was {describe(answered)}"
     shown = request_for(fake, "I am Bob.")
     assert shown is not None and shown.user_texts() == ["I am Bob."], (
         f"the waiting session's turn was shown {shown.user_texts() if shown else None}"
@@ -259,7 +260,7 @@ async def test_a_request_queued_behind_a_failing_turn_runs_on_the_last_completed
     host = await new_host(on_concurrent_invoke="enqueue")
     session_id = fresh("queued-after-failure")
     opened = await host.caller().send("Book me a table for two.", session_id=session_id)
-    premise(CONTINUES, opened.status == 200, f"the first turn was answered {opened.status}")
+    premise(CONTINUES, opened.answered, f"the first turn was {describe(opened)}")
     first = asyncio.create_task(host.caller().send(failing, session_id=session_id))
     try:
         await held.arrived()
@@ -271,16 +272,16 @@ async def test_a_request_queued_behind_a_failing_turn_runs_on_the_last_completed
     finally:
         held.release()
     failed, answered = await asyncio.wait_for(asyncio.gather(first, second), 60)
-    premise(CONTINUES, failed.status != 200, f"a failing turn was answered {failed.status}")
+    premise(CONTINUES, bool(failed.said & UNANSWERED), f"a failing turn was {describe(failed)}")
     shown = request_for(fake, queued)
     assert shown is not None, (
-        f"the request queued behind a failing turn was answered {answered.status} "
-        f"{answered.code} and never reached the model"
+        f"the request queued behind a failing turn was {describe(answered)} and never "
+        "reached the model"
     )
     assert shown.user_texts() == ["Book me a table for two.", queued], (
         f"the request queued behind a failing turn was shown {shown.user_texts()}: it must "
         "continue the last completed turn"
     )
-    assert answered.status == 200 and answered.output == "Three it is.", (
-        f"the queued request was answered {answered.status} {answered.code}"
+    assert answered.answered and answered.output == "Three it is.", (
+        f"the queued request was {describe(answered)}"
     )

@@ -23,6 +23,7 @@ from ._kit import (
     HostReply,
     RequestIR,
     ScriptedProvider,
+    describe,
     premise,
     text,
     tool_call,
@@ -41,9 +42,8 @@ OTHER = "What time do you open?"
 def answered(reply: HostReply, answer: str, what: str) -> None:
     premise(
         CONTINUES,
-        reply.status == 200 and reply.output == answer,
-        f"{what} was answered {reply.status} {reply.code or ''} {reply.output!r}, not 200 "
-        f"{answer!r}",
+        reply.answered and reply.output == answer,
+        f"{what} was {describe(reply)}, not answered {answer!r}",
     )
 
 

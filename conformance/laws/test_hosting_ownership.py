@@ -18,8 +18,11 @@ import pytest
 
 from ._kit import (
     HostFactory,
+    HostOutcome,
     RequestIR,
     ScriptedProvider,
+    assert_said,
+    describe,
     premise,
     strings_in,
     text,
@@ -49,12 +52,9 @@ async def test_a_turn_without_valid_credentials_is_401_and_never_reaches_the_mod
     reply = await host.caller(token=token).send(ALICE_SAYS, session_id=fresh("anon"))
     assert len(fake.wire.requests) == 0, (
         f"a turn with {'no credentials' if token is None else 'an unknown token'} reached "
-        f"the model ({reply.status} {reply.code})"
+        f"the model ({describe(reply)})"
     )
-    assert reply.status == 401 and reply.code == "ERR_UNAUTHENTICATED", (
-        f"a turn the verifier refused was answered {reply.status} {reply.code}, not 401 "
-        "ERR_UNAUTHENTICATED"
-    )
+    assert_said(reply, HostOutcome.UNAUTHENTICATED, what="a turn the verifier refused")
 
 
 @pytest.mark.law("hosting.session-id-is-not-auth")
@@ -66,30 +66,28 @@ async def test_another_principal_claiming_a_session_is_told_it_does_not_exist(
     alice, bob = host.caller(token="tok-a"), host.caller(token="tok-b")
     session_id = fresh("alice-owned")
     opened = await alice.send(ALICE_SAYS, session_id=session_id)
-    premise(CONTINUES, opened.status == 200, f"alice's first turn was {opened.status}")
+    premise(CONTINUES, opened.answered, f"alice's first turn was {describe(opened)}")
     sent = len(fake.wire.requests)
     turn = await bob.send(BOB_SAYS, session_id=session_id)
     read = await bob.read_session(session_id)
     missing = await bob.read_session(fresh("never-used"))
     assert len(fake.wire.requests) == sent, (
-        f"bob's turn in alice's session reached the model ({turn.status} {turn.code}): "
-        "the session id was taken as the right to it"
+        f"bob's turn in alice's session reached the model ({describe(turn)}): the session "
+        "id was taken as the right to it"
     )
-    assert ALICE_SAYS not in strings_in(read.body), (
-        "bob read alice's session: the stored conversation was served to another principal"
-    )
-    assert (missing.status, missing.code) == (404, "ERR_SESSION_NOT_FOUND"), (
-        f"premise of the comparison: a read of a never-used id was {missing.status} "
-        f"{missing.code}, not 404 ERR_SESSION_NOT_FOUND"
-    )
-    for what, reply in (("turn", turn), ("read", read)):
-        assert (reply.status, reply.code) == (missing.status, missing.code), (
-            f"bob's {what} of alice's session was answered {reply.status} {reply.code}, "
-            f"not as a missing session is ({missing.status} {missing.code}): the answer "
-            "tells a prober the session exists"
+    assert_said(turn, HostOutcome.NOT_FOUND, what="bob's turn in alice's session")
+    if read is not None and missing is not None:  # a host that serves its store back
+        assert ALICE_SAYS not in strings_in(read.body), (
+            "bob read alice's session: the stored conversation was served to another principal"
+        )
+        assert_said(missing, HostOutcome.NOT_FOUND, what="a read of a never-used id")
+        assert (read.status, read.said) == (missing.status, missing.said), (
+            f"bob's read of alice's session was {read.shown}, not what a read of a session "
+            f"that does not exist is ({missing.shown}): the answer tells a prober the "
+            "session exists"
         )
     again = await alice.send("Make it three.", session_id=session_id)
-    premise(CONTINUES, again.status == 200, f"alice's second turn was {again.status}")
+    premise(CONTINUES, again.answered, f"alice's second turn was {describe(again)}")
     shown = fake.wire.last.user_texts()
     assert shown == [ALICE_SAYS, "Make it three."], (
         f"alice's next turn was shown {shown}: her history must be untouched by bob's claim"
@@ -116,7 +114,7 @@ async def test_the_served_run_carries_the_verified_principal(
     host = await new_host(tools=("whoami",), principals=PRINCIPALS)
     session_id = fresh("whoami")
     reply = await host.caller(token="tok-a").send("Who am I?", session_id=session_id)
-    premise(CONTINUES, reply.status == 200, f"the turn was answered {reply.status}")
+    premise(CONTINUES, reply.answered, f"the turn was {describe(reply)}")
     report = whoami_report(fake.wire.last)
     identity = report.get("identity") or {}
     assert isinstance(identity, dict) and identity.get("principal") == "alice", (

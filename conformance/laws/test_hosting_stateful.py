@@ -40,6 +40,7 @@ from ._kit import (
     LawViolation,
     RunningHost,
     ScriptedProvider,
+    describe,
     off_the_loop,
     reproducing,
     text,
@@ -126,7 +127,7 @@ def sessions(
             if len(requests) != before + 1:
                 raise violated(
                     f"{where}: a turn without tools made {len(requests) - before} model "
-                    f"requests, not one (the reply was {reply.status} {reply.code or ''})",
+                    f"requests, not one (the reply was {describe(reply)})",
                 )
             if requests[-1].turns() != list(shown):
                 raise violated(
@@ -134,10 +135,8 @@ def sessions(
                     f"its own conversation {list(shown)} (another session's turns, a lost "
                     "turn, or turns out of order)",
                 )
-            if reply.status != 200 or reply.output != answer:
-                raise violated(
-                    f"{where}: answered {reply.status} {reply.output!r}, not 200 {answer!r}"
-                )
+            if not reply.answered or reply.output != answer:
+                raise violated(f"{where}: {describe(reply)}, not answered {answer!r}")
             self.held[index] = (*shown, ("assistant", answer))
 
     return Sessions

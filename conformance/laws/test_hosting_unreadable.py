@@ -17,10 +17,16 @@ from ._kit import (
     BOOK,
     SYSTEM,
     THREE,
+    UNANSWERED,
+    HostClient,
     HostFactory,
+    HostOutcome,
     HostReply,
     ScriptedProvider,
+    assert_said,
+    describe,
     premise,
+    strings_in,
     text,
 )
 
@@ -39,14 +45,25 @@ OTHER = "What time do you open?"
 def answered(reply: HostReply, answer: str, what: str) -> None:
     premise(
         CONTINUES,
-        reply.status == 200 and reply.output == answer,
-        f"{what} was answered {reply.status} {reply.code or ''} {reply.output!r}, not 200 "
-        f"{answer!r}",
+        reply.answered and reply.output == answer,
+        f"{what} was {describe(reply)}, not answered {answer!r}",
     )
 
 
-def refusal(reply: HostReply) -> str:
-    return f"{reply.status} {reply.code or ''} {reply.output!r}"
+async def read_back(caller: HostClient, session: str, when: str) -> None:
+    """Read back (where the host offers a read), a damaged session is neither absent
+    nor a fresh conversation."""
+    read = await caller.read_session(session)
+    if read is None:
+        return
+    assert HostOutcome.NOT_FOUND not in read.said, (
+        f"a read of a session whose stored conversation is unreadable ({when}) was "
+        f"{read.shown}: an unreadable session was served as an absent one"
+    )
+    assert not read.found or BOOK in strings_in(read.checkpoint), (
+        f"a read of a session whose stored conversation is unreadable ({when}) served "
+        f"{read.checkpoint!r}: a fresh conversation in place of the damaged one"
+    )
 
 
 @pytest.mark.law("hosting.unreadable-is-not-absent")
@@ -62,18 +79,21 @@ async def test_an_unreadable_session_is_refused_and_kept_and_an_absent_one_start
     await host.kill()
     # Both turns must be in the store before one is damaged: that they survive a kill is
     # persists-before-reply's statement, so it is read back first (no model call).
+    # A host that offers no read is trusted here: persists-before-reply judges it.
     kept = await new_host(system=SYSTEM, store=host.store)
     for session in (damaged, intact):
         read = await kept.caller().read_session(session)
         premise(
             PERSISTS,
-            read.status == 200,
-            f"session {session!r} was not stored after a reply and a kill ({read.status})",
+            read is None or read.found,
+            f"session {session!r} was not stored after a reply and a kill "
+            f"({read.shown if read is not None else ''})",
         )
     await kept.kill()
     await kept.damage(damaged)
     again = await new_host(system=SYSTEM, store=host.store)
     caller = again.caller()
+    await read_back(caller, damaged, "before its next turn")
 
     for attempt, stream in (("first", False), ("second (streamed)", True)):
         before = len(fake.wire.requests)
@@ -83,15 +103,18 @@ async def test_an_unreadable_session_is_refused_and_kept_and_an_absent_one_start
             f"the model, showing it {fake.wire.last.turns()}: an unreadable session was "
             "hydrated as an absent one (a fresh start), or its row was overwritten by one"
         )
-        assert reply.output is None and reply.code is not None, (
-            f"the {attempt} turn of an unreadable session was answered {refusal(reply)}, "
-            "not refused with an error"
+        assert HostOutcome.NOT_FOUND not in reply.said, (
+            f"the {attempt} turn of an unreadable session was {reply.shown}: an unreadable "
+            "session was refused as an absent one"
         )
-        assert reply.status >= 500 or (stream and reply.events), (
-            f"an unreadable session was refused {refusal(reply)}: the caller did nothing "
-            "wrong, the store did (the reference answers 500 ERR_SESSION_UNREADABLE)"
+        assert_said(
+            reply,
+            HostOutcome.UNREADABLE,
+            what=f"the {attempt} turn of an unreadable session",
+            core=UNANSWERED - {HostOutcome.NOT_FOUND},
         )
 
+    await read_back(caller, damaged, "after two turns were refused")
     answered(await caller.send(THREE, session_id=intact), KEPT, "the intact session's turn 2")
     expected = [("user", BOOK), ("assistant", BOOKED), ("user", THREE)]
     premise(

@@ -27,7 +27,7 @@ from .consequences import root_causes
 from .doors import missing_door_law, refused_act
 from .expectations import Expectation, ExpectationsError, load_expectations
 from .node_ids import normalized
-from .outcomes import Outcome, TestRecord, blamed_law, classify, unmet_premise
+from .outcomes import INFORMATION, Outcome, TestRecord, blamed_law, classify, unmet_premise
 from .report_text import clipped_failure, failure_message, report_reason
 from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
 from .summary import markdown_report, must_score, terminal_table
@@ -211,6 +211,11 @@ class Collector:
                 duration=report.duration,
                 detail=detail,
                 premise=premise,
+                information=[
+                    self.scrub(str(value))
+                    for name, value in getattr(report, "user_properties", ())
+                    if name == INFORMATION
+                ],
             )
             for law_id in laws
         )

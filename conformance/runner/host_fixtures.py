@@ -4,10 +4,14 @@
 by keyword and starts a host through the guarded implementation, against this test's
 fake, dialect and delivery, on a fresh store under the test's tmp_path (or `store=`, to
 start the same host again after a kill: a restart). `host.caller()` is a caller with its
-own cookie jar: the seed-wire caller, or the implementation's own `host_client` for a
-host speaking another wire. Teardown kills every host still running and closes every
-caller. Hosts' base URLs and the cookie values they issue are minted per run, so the
-session's redactor learns them: they never reach a result or a snapshot.
+own cookie jar: the seed-wire caller reading replies through the host's wire profile
+(the one `start_host` handed back, validated here, else the default), or the
+implementation's own `host_client` for a host whose wire is not HTTP+JSON. How the
+profile differs from the default, and every reply of the right kind said otherwise
+than the law asked, is the test's information (`INFORMATION` user properties, carried
+into its results records outside the score). Teardown kills every host still running
+and closes every caller. Hosts' base URLs and the cookie values they issue are minted
+per run, so the session's redactor learns them: they never reach a result or a snapshot.
 """
 
 from __future__ import annotations
@@ -18,16 +22,21 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from pydantic import ValidationError
 
 from ..adapter import (
+    DEFAULT_PROFILE,
     AgentSpec,
     Capability,
     Delivery,
     HostingImplementation,
     HostSpec,
     HostUnderTest,
+    HostWireProfile,
     Implementation,
+    profile_differences,
 )
+from ..errors import AdapterContractError
 from ..hosting import HostClient, HostClientFactory, HostReply, SeedWireCaller
 from ..pytest_plugin import session_redactor
 from ..wire import ScriptedProvider
@@ -35,9 +44,27 @@ from ..wire.ir import Dialect
 from .capability_words import needs_sentence
 from .deadlines import within_deadline
 from .fixtures import FAKE_KEY
-from .outcomes import NOT_APPLICABLE_PREFIX
+from .outcomes import INFORMATION, NOT_APPLICABLE_PREFIX
 
 HOST_FIELDS = frozenset(HostSpec.model_fields) - {"agent"}
+
+
+def wire_profile(host: HostUnderTest) -> HostWireProfile:
+    """The profile a started host handed back (None or absent: the default one); one
+    that is not a HostWireProfile is the adapter's contract broken (an ERROR)."""
+    given = getattr(host, "wire_profile", None)
+    if given is None or isinstance(given, HostWireProfile):
+        return given or DEFAULT_PROFILE
+    try:
+        return HostWireProfile.model_validate(given)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'/'.join(str(p) for p in e['loc']) or 'profile'}: {e['msg']}"
+            for e in error.errors(include_url=False)[:3]
+        )
+        raise AdapterContractError(
+            f"start_host returned a wire_profile that is not a HostWireProfile: {problems}"
+        ) from None
 
 
 class RunningHost:
@@ -49,15 +76,20 @@ class RunningHost:
         spec: HostSpec,
         implementation: Implementation,
         caller_options: dict[str, Any],
+        note: Callable[[str], None],
     ) -> None:
         self._inner = inner
         self.spec = spec
         self.base_url: str = inner.base_url
         self.store: str = spec.store
         self.alive = True
+        self.profile = wire_profile(inner)
         self._implementation = implementation
         self._caller_options = caller_options
         self._callers: list[HostClient] = []
+        self.note = note
+        for difference in profile_differences(self.profile):
+            note(f"host wire: {difference}")
 
     async def kill(self) -> None:
         """Hard: SIGKILL, nothing flushed (a crash)."""
@@ -84,6 +116,8 @@ class RunningHost:
                 self.base_url,
                 session_cookie=self.spec.session_cookie,
                 token=token,
+                profile=self.profile,
+                note=self.note,
                 **self._caller_options,
             )
         self._callers.append(made)
@@ -127,8 +161,11 @@ class GuardedHostClient:
     async def decide(self, decision: str, **where: Any) -> HostReply:
         return await self._call("decide", self._inner.decide(decision, **where))
 
-    async def read_session(self, session_id: str) -> HostReply:
-        return await self._call("read_session", self._inner.read_session(session_id))
+    async def read_session(self, session_id: str) -> HostReply | None:
+        reading = self._inner.read_session(session_id)
+        return await within_deadline(
+            "host_client.read_session", reading, self._timeout, self._declared
+        )
 
     async def raw(self, body: bytes, *, headers: Mapping[str, str] | None = None) -> HostReply:
         return await self._call("raw", self._inner.raw(body, headers=headers))
@@ -170,6 +207,13 @@ async def new_host(
     """`await new_host(...)` -> a running host of the implementation's own."""
     started: list[RunningHost] = []
     redactor = session_redactor(request.config)
+
+    def note(text: str) -> None:
+        """Information about the host's wire, once per test, its minted values masked."""
+        said = (INFORMATION, redactor.scrub_text(text))
+        if said not in request.node.user_properties:
+            request.node.user_properties.append(said)
+
     timeout = pytestconfig.getoption("--call-timeout") * pytestconfig.getoption(
         "--timeout-multiplier"
     )
@@ -191,9 +235,13 @@ async def new_host(
         hosting: HostingImplementation = implementation  # type: ignore[assignment]
         inner = await hosting.start_host(spec)
         redactor.learn(inner.base_url)
-        host = RunningHost(
-            inner, spec, implementation, {"timeout": timeout, "learn": redactor.learn}
-        )
+        try:
+            host = RunningHost(
+                inner, spec, implementation, {"timeout": timeout, "learn": redactor.learn}, note
+            )
+        except AdapterContractError:
+            await inner.kill()
+            raise
         started.append(host)
         return host
 

@@ -80,6 +80,10 @@ def blamed_law(error: BaseException | None, laws: list[str]) -> str | None:
     return law if law in laws else None
 
 
+INFORMATION = "turnlaw_information"
+"""The pytest user-property name under which a test notes information (TestRecord)."""
+
+
 class TestRecord(BaseModel):
     """One test's result for one law: a line of the results file."""
 
@@ -93,6 +97,9 @@ class TestRecord(BaseModel):
     detail: str = ""
     premise: str | None = None
     """The law a failed premise named (PremiseNotMet): the test never judged its own."""
+    information: list[str] = []
+    """What the test learned about details the seed never fixed (how a host's wire says
+    an outcome): shown beside the verdict, never part of it."""
 
 
 _PYTEST_TIMEOUT = re.compile(r"^E\s+Failed: Timeout \(?>[0-9.]+s", re.MULTILINE)

@@ -359,7 +359,7 @@ class StdioImplementation:
         channel = self._channel
         if channel is not None:
             self._hosts[handle] = channel
-        return StdioHost.open(self, handle, started.base_url)
+        return StdioHost.open(self, handle, started.base_url, started.wire_profile)
 
     async def end_host(self, op: str, handle: str) -> None:
         """`host.kill` or `host.stop` for a running host. A host whose adapter process

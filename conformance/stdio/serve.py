@@ -174,7 +174,9 @@ class _Server:
             spec = getattr(request, "spec")  # noqa: B009 - the start request's own field
             host: HostUnderTest = await getattr(self.implementation, op.name)(spec)
             try:
-                started = HostStarted(base_url=host.base_url)
+                started = HostStarted(
+                    base_url=host.base_url, wire_profile=getattr(host, "wire_profile", None)
+                )
             except ValueError:
                 await host.kill()  # it must not serve on, unreachable by the suite
                 raise
