@@ -16,6 +16,7 @@ from .runner.report import print_report
 
 
 def _schemas() -> dict[str, Any]:
+    from .adapter import host_wire_profile_schema
     from .hosting import hosting_wire_schema
     from .replay.model import repro_file_schema
     from .stdio.protocol import adapter_schema
@@ -23,6 +24,7 @@ def _schemas() -> dict[str, Any]:
     return {
         "adapter": adapter_schema,
         "hosting": hosting_wire_schema,
+        "host-wire-profile": host_wire_profile_schema,
         "repro-file": repro_file_schema,
     }
 
@@ -57,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     matrix.add_argument("--columns", type=Path, default=None, help="folder of committed columns")
     matrix.add_argument("--readme", type=Path, default=None, help="README with a summary block")
     schema = commands.add_parser("schema", help="print a format's JSON Schema")
-    schema.add_argument("format", choices=["adapter", "hosting", "repro-file"])
+    schema.add_argument("format", choices=["adapter", "hosting", "host-wire-profile", "repro-file"])
     replay = commands.add_parser("replay", help="replay a stored failing case (repro file)")
     replay.add_argument("file", type=Path, help="repro/<law-id>-<hash>.json")
     chosen = replay.add_mutually_exclusive_group()

@@ -211,11 +211,11 @@ class Collector:
                 duration=report.duration,
                 detail=detail,
                 premise=premise,
-                information=[
+                information=tuple(
                     self.scrub(str(value))
                     for name, value in getattr(report, "user_properties", ())
                     if name == INFORMATION
-                ],
+                ),
             )
             for law_id in laws
         )

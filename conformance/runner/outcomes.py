@@ -97,7 +97,7 @@ class TestRecord(BaseModel):
     detail: str = ""
     premise: str | None = None
     """The law a failed premise named (PremiseNotMet): the test never judged its own."""
-    information: list[str] = []
+    information: tuple[str, ...] = ()
     """What the test learned about details the seed never fixed (how a host's wire says
     an outcome): shown beside the verdict, never part of it."""
 

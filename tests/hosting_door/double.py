@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 from conformance.adapter import AgentSpec, AgentUnderTest, Capability, HostSpec, HostUnderTest
-from conformance.hosting import HostReply
+from conformance.hosting import HostOutcome, HostReply
 from conformance.stdio.protocol import ImplementationInfo
 from conformance.stdio.serve import serve
 
@@ -68,13 +68,14 @@ class OwnWireClient:
         self.token = token
 
     async def send(self, message: str, **where: object) -> HostReply:
-        return HostReply(status=200, output=f"mine: {message} ({self.token})")
+        said = frozenset({HostOutcome.ANSWERED})
+        return HostReply(status=200, said=said, output=f"mine: {message} ({self.token})")
 
     async def decide(self, decision: str, **where: object) -> HostReply:
         raise NotImplementedError("this wire carries no decisions")
 
     async def read_session(self, session_id: str) -> HostReply:
-        return HostReply(status=404, code="ERR_SESSION_NOT_FOUND", error="no")
+        return HostReply(status=404, said=frozenset({HostOutcome.NOT_FOUND}), evidence="no")
 
     async def raw(self, body: bytes, *, headers: object = None) -> HostReply:
         raise NotImplementedError

@@ -7,7 +7,14 @@ import json
 
 import pytest
 
-from conformance.hosting import AwaitingQuestion, HostUnreachable, NotTheWire, SeedWireCaller
+from conformance.hosting import (
+    AwaitingQuestion,
+    HostOutcome,
+    HostUnreachable,
+    NotTheWire,
+    SeedWireCaller,
+    assert_said,
+)
 
 from .served import COOKIE, SEEN, served
 
@@ -16,16 +23,14 @@ async def test_an_answer_a_pause_and_a_refusal_are_read_off_the_wire() -> None:
     async with served() as url:
         caller = SeedWireCaller(url, session_cookie=COOKIE)
         answered = await caller.send("Book it", session_id="s1")
-        assert (answered.status, answered.output, answered.code) == (200, "echo Book it", None)
+        assert (answered.status, answered.output) == (200, "echo Book it")
+        assert answered.said == {HostOutcome.ANSWERED}
         paused = await caller.send("pause", session_id="s1")
-        assert paused.status == 202
+        assert paused.status == 202 and paused.said == {HostOutcome.PAUSED}
         assert paused.awaiting == AwaitingQuestion("s1", "ask_person", "Which day?", "call_1")
         refused = await caller.send("busy", session_id="s1")
-        assert (refused.status, refused.code, refused.error) == (
-            409,
-            "ERR_CONCURRENT_RUN",
-            "s1 busy",
-        )
+        assert (refused.status, refused.said) == (409, {HostOutcome.BUSY})
+        assert "s1 busy" in refused.evidence
         decided = await caller.decide("Friday", session_id="s1")
         assert decided.output == "echo Friday"
         assert SEEN[-1]["body"] == {"decision": "Friday", "sessionId": "s1"}
@@ -77,7 +82,7 @@ async def test_a_stream_is_read_by_its_events_terminal_last() -> None:
         paused = await caller.send("pause", session_id="s1", stream=True)
         assert paused.awaiting is not None and paused.events[-1][0] == "awaiting"
         refused = await caller.send("busy", session_id="s1", stream=True)  # plain JSON
-        assert (refused.status, refused.code, refused.events) == (409, "ERR_CONCURRENT_RUN", [])
+        assert (refused.status, refused.said, refused.events) == (409, {HostOutcome.BUSY}, [])
         await caller.aclose()
 
 
@@ -85,34 +90,46 @@ async def test_raw_bytes_and_session_reads() -> None:
     async with served() as url:
         caller = SeedWireCaller(url)
         bad = await caller.raw(b"{not json", headers={"x-session-id": "s"})
-        assert (bad.status, bad.code) == (400, "ERR_INVALID_REQUEST")
+        assert (bad.status, bad.said) == (400, {HostOutcome.INVALID_REQUEST})
         read = await caller.read_session("s1")
-        assert read.status == 200 and read.checkpoint == {"messages": ["s1"]}
+        assert read is not None and read.found and read.checkpoint == {"messages": ["s1"]}
         missing = await caller.read_session("missing")
-        assert (missing.status, missing.code) == (404, "ERR_SESSION_NOT_FOUND")
+        assert missing is not None and missing.said == {HostOutcome.NOT_FOUND}
         await caller.aclose()
 
 
 @pytest.mark.parametrize(
-    ("said", "stream", "what"),
+    ("said", "stream", "shown"),
     [
-        ("text", False, "not JSON"),
+        ("text", False, "b'hello'"),
         ("teapot", False, "status 418"),
-        ("missing", False, "not the wire.s Answered"),
-        ("badcode", False, "not the wire.s Refusal"),
-        ("unterminated", True, "terminal event"),
-        ("twice", True, "terminal event"),
-        ("notjson", True, "not JSON"),
+        ("missing", False, "status 200"),
+        ("badcode", False, "status 409"),
+        ("unterminated", True, "chunk"),
+        ("twice", True, "complete"),
     ],
 )
-async def test_a_reply_that_is_not_the_wire_is_the_hosts_finding(
-    said: str, stream: bool, what: str
+async def test_a_reply_its_profile_cannot_classify_is_the_hosts_finding(
+    said: str, stream: bool, shown: str
 ) -> None:
     async with served() as url:
         caller = SeedWireCaller(url)
-        with pytest.raises(NotTheWire, match=what) as caught:
-            await caller.send(said, session_id="s", stream=stream)
+        reply = await caller.send(said, session_id="s", stream=stream)
+        assert reply.said == frozenset() and shown in reply.evidence
+        with pytest.raises(NotTheWire, match="does not classify") as caught:
+            assert_said(reply, HostOutcome.ANSWERED, what="the turn")
         assert isinstance(caught.value, AssertionError)  # a law's FAIL, not an ERROR
+        assert shown in str(caught.value)  # the reply is shown
+        await caller.aclose()
+
+
+async def test_events_before_the_last_are_the_hosts_own_business() -> None:
+    """A piece of a stream that is not JSON is no outcome: only the last event says one."""
+    async with served() as url:
+        caller = SeedWireCaller(url)
+        reply = await caller.send("notjson", session_id="s", stream=True)
+        assert reply.said == {HostOutcome.ANSWERED} and reply.output == "a"
+        assert reply.events[0] == ("chunk", "{nope")
         await caller.aclose()
 
 
