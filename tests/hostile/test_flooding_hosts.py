@@ -1,0 +1,61 @@
+"""A host that floods the suite ends its law's test within the call deadline: one
+streaming events forever is a TIMEOUT (the suite's own deadline, not pytest's), one
+answering 10^8 bytes is the host's FAIL once the reply passes the size limit, read no
+further. The peak memory of such a run is a benchmark row (benchmarks/hosting.py)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conformance.hosting import MAX_REPLY_BYTES
+from conformance.runner.collect import read_results
+from conformance.runner.outcomes import Outcome
+from tests.suite_args import SUITE_COMMAND
+
+DEADLINE = "5"
+"""`--call-timeout` of the flooded runs: every call of these tests floods."""
+ONE_LAW_TEST = "test_a_session_shows_its_own_turns_verbatim"
+
+
+def flooded_run(tmp_path: Path, mode: str) -> list[tuple[Outcome, str]]:
+    results = tmp_path / f"{mode}.jsonl"
+    subprocess.run(
+        [
+            *SUITE_COMMAND,
+            "--impl",
+            f"tests.hostile.flooding_host:{mode}",
+            "-k",
+            ONE_LAW_TEST,
+            "--dialects",
+            "openai-chat",
+            "--call-timeout",
+            DEADLINE,
+            "--results",
+            str(results),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return [(r.outcome, r.detail) for r in read_results(results).records]
+
+
+@pytest.mark.timeout(150)
+def test_a_host_streaming_forever_is_a_timeout_of_the_suites_own_deadline(
+    tmp_path: Path,
+) -> None:
+    records = flooded_run(tmp_path, "endless")
+    assert [outcome for outcome, _ in records] == [Outcome.TIMEOUT] * 2, records
+    for _, detail in records:
+        assert f"the host did not finish answering POST /invoke within {DEADLINE} s" in detail
+
+
+@pytest.mark.timeout(150)
+def test_a_host_answering_without_end_is_its_fail_at_the_size_limit(tmp_path: Path) -> None:
+    records = flooded_run(tmp_path, "huge")
+    assert [outcome for outcome, _ in records] == [Outcome.FAIL] * 2, records
+    for _, detail in records:
+        assert f"over {MAX_REPLY_BYTES} bytes (read no further)" in detail
