@@ -155,14 +155,17 @@ class StandingAgent:
 
     def session_id_of(self, incoming: Incoming) -> str | None:
         """Where the session id is read: the body, else `x-session-id`, else the session
-        cookie (cookie mode only)."""
+        cookie (cookie mode only). An empty one, from any of them, is refused (400): it is
+        not "no session id", and no session can be kept under it."""
         if incoming.body_session_id is not None:
-            return incoming.body_session_id
+            return _carried(incoming.body_session_id, "the body's `sessionId`")
         header = incoming.headers.get("x-session-id")
         if header is not None:
-            return header
+            return _carried(header, "the `x-session-id` header")
         if self.session_cookie is not None:
-            return incoming.cookies.get(self.session_cookie)
+            cookie = incoming.cookies.get(self.session_cookie)
+            if cookie is not None:
+                return _carried(cookie, f"the session cookie `{self.session_cookie}`")
         return None
 
     def cookie_to_issue(self, carried: bool) -> str | None:
@@ -270,3 +273,12 @@ class StandingAgent:
 
     def begin_shutdown(self) -> None:
         self.shutting_down = True
+
+
+def _carried(session_id: str, source: str) -> str:
+    """The session id a request carried, or InvalidRequestError naming where it came from."""
+    if not session_id:
+        raise InvalidRequestError(
+            f"{source} is empty; send a session id of at least one character, or none at all"
+        )
+    return session_id

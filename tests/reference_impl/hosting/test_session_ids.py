@@ -51,3 +51,17 @@ async def test_a_cookie_outside_cookie_mode_is_not_a_session(
         client.cookies.set("sid", "ignored")
         reply = await client.post("/invoke", json={"input": "Hi."})
     assert reply.json()["sessionId"] is None and "set-cookie" not in reply.headers
+
+
+async def test_an_empty_session_id_from_any_source_is_400_and_not_run(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    async with host(session_cookie="sid") as (_, client):
+        body = await client.post("/invoke", json={"input": "Hi.", "sessionId": ""})
+        header = await client.post("/invoke", json={"input": "Hi."}, headers={"x-session-id": ""})
+        cookie = await client.post("/invoke", json={"input": "Hi."}, headers={"cookie": "sid="})
+    for reply, named in ((body, "sessionId"), (header, "x-session-id"), (cookie, "sid")):
+        assert (reply.status_code, reply.json()["code"]) == (400, "ERR_INVALID_REQUEST")
+        assert f"`{named}`" in reply.json()["error"] and "empty" in reply.json()["error"]
+        assert "pydantic" not in reply.text and "set-cookie" not in reply.headers
+    assert len(loopback_provider.wire) == 0
