@@ -8,7 +8,8 @@ StandingAgent's; nothing here decides it.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -74,10 +75,22 @@ def build_app(core: StandingAgent) -> Starlette:
         routes=[
             Route("/invoke", invoke, methods=["POST"]),
             Route("/health", health, methods=["GET"]),
-            Route("/sessions/{session_id:path}", session, methods=["GET"]),
+            _any_text_route("/sessions/", "session_id", session),
         ],
         exception_handlers={Exception: _crashed},
     )
+
+
+def _any_text_route(
+    prefix: str, name: str, endpoint: Callable[[Request], Awaitable[Response]]
+) -> Route:
+    """`GET {prefix}{name}` where the parameter is all the rest of the decoded path, line
+    breaks included. Starlette's `{name:path}` is `.*` before `$`: it cannot match an id
+    with a line break in it (404), and for one ending in a line break it matches the id
+    without it, so `/sessions/a%0A` would have read session "a"."""
+    route = Route(f"{prefix}{{{name}:path}}", endpoint, methods=["GET"])
+    route.path_regex = re.compile(rf"{re.escape(prefix)}(?P<{name}>.*)\Z", re.DOTALL)
+    return route
 
 
 async def _crashed(request: Request, error: Exception) -> Response:

@@ -275,10 +275,21 @@ class StandingAgent:
         self.shutting_down = True
 
 
+_DOT_SEGMENTS = frozenset({".", ".."})
+"""Ids `GET /sessions/{id}` cannot carry: a client removes them from a path as dot
+segments, `%2E` spelled or not (RFC 3986 5.2.4; the WHATWG URL parser)."""
+
+
 def _carried(session_id: str, source: str) -> str:
-    """The session id a request carried, or InvalidRequestError naming where it came from."""
+    """The session id a request carried, or InvalidRequestError naming where it came from:
+    any text but an empty one and the two that could never be read back."""
     if not session_id:
         raise InvalidRequestError(
             f"{source} is empty; send a session id of at least one character, or none at all"
+        )
+    if session_id in _DOT_SEGMENTS:
+        raise InvalidRequestError(
+            f"{source} is {session_id!r}, which GET /sessions/{{id}} cannot read back (a "
+            "client removes '.' and '..' from a path); choose another session id"
         )
     return session_id
