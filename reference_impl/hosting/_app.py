@@ -15,11 +15,14 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ._errors import HostRefusal
+from ._protocol import HEAD_LIMIT, head_too_large
 from ._standing import Incoming, StandingAgent, TurnServed
 from ._wire import (
     Awaiting,
@@ -78,7 +81,38 @@ def build_app(core: StandingAgent) -> Starlette:
             _any_text_route("/sessions/", "session_id", session),
         ],
         exception_handlers={Exception: _crashed},
+        middleware=[Middleware(_HeadLimit)],
     )
+
+
+class _HeadLimit:
+    """Refuses a request whose head is over HEAD_LIMIT that h11 read anyway: h11 limits
+    only a head still incomplete after a read, so a large one that arrived in one piece
+    gets here, and would otherwise be answered or refused by how the network cut it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _head_size(scope) > HEAD_LIMIT:
+            await _refused(head_too_large())(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _head_size(scope: Scope) -> int:
+    """The bytes of the request's head as sent: `METHOD target HTTP/1.1`, then each
+    `name: value` line, then the blank line."""
+    path: bytes = scope.get("raw_path") or scope["path"].encode()
+    query: bytes = scope["query_string"]
+    line = (
+        len(scope["method"])
+        + 1
+        + len(path)
+        + (len(query) + 1 if query else 0)
+        + len(b" HTTP/1.1\r\n")
+    )
+    return line + sum(len(name) + len(value) + 4 for name, value in scope["headers"]) + 2
 
 
 def _any_text_route(
