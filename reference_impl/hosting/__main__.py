@@ -31,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="serve conversations over HTTP")
     serve.add_argument("--sessions", required=True, help="the SQLite session store file")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080, help="0: any free port")
+    serve.add_argument("--port", type=int, default=0, help="0 (the default): any free port")
     serve.add_argument("--provider-url", required=True, help="the model API's base URL")
     serve.add_argument(
         "--api-key",

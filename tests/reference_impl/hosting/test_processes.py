@@ -58,6 +58,29 @@ def serve_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "reference_impl.hosting", "serve", *args]
 
 
+async def test_the_command_line_takes_any_free_port_by_default(
+    loopback_provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    hosts = [
+        await asyncio.create_subprocess_exec(
+            *serve_command("--sessions", str(tmp_path / f"{n}.db")),
+            *["--provider-url", loopback_provider.base_url or ""],
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for n in range(2)
+    ]
+    lines = []
+    for process in hosts:
+        assert process.stdout is not None
+        lines.append((await asyncio.wait_for(process.stdout.readline(), 30)).decode())
+        process.send_signal(signal.SIGTERM)
+    assert [await asyncio.wait_for(p.wait(), 20) for p in hosts] == [0, 0]
+    assert all(line.startswith(LISTENING) for line in lines), lines
+    ports = {line.strip().rpartition(":")[2] for line in lines}
+    assert len(ports) == 2 and "8080" not in ports  # both started: neither took a fixed port
+
+
 @pytest.mark.parametrize(
     ("make", "reason"),
     [(text_file, "not-sqlite"), (another_apps_db, "foreign"), (newer_schema, "newer-schema")],
