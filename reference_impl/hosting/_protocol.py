@@ -27,7 +27,7 @@ h11's own default, set explicitly so the refusal can name it."""
 def head_too_large() -> InvalidRequestError:
     """The refusal of a request whose head is over HEAD_LIMIT."""
     return InvalidRequestError(
-        f"the request's head (request line, headers and cookies) is over "
+        "the request's head (request line, headers and cookies) is over "
         f"{HEAD_LIMIT // 1024} KiB, more than this host reads; send smaller headers "
         "(an oversized cookie?)"
     )

@@ -156,7 +156,8 @@ class StandingAgent:
     def session_id_of(self, incoming: Incoming) -> str | None:
         """Where the session id is read: the body, else `x-session-id`, else the session
         cookie (cookie mode only). An empty one, from any of them, is refused (400): it is
-        not "no session id", and no session can be kept under it."""
+        not "no session id", and no session can be kept under it. So are `.` and `..`,
+        which `GET /sessions/{id}` could never read back."""
         if incoming.body_session_id is not None:
             return _carried(incoming.body_session_id, "the body's `sessionId`")
         header = incoming.headers.get("x-session-id")
