@@ -2,7 +2,9 @@
 
 Prints `turnlaw-host listening on http://127.0.0.1:PORT` as its first stdout line (a
 script waits for it), then serves until SIGINT or SIGTERM: new requests get 503,
-running turns finish and persist, and it exits 0.
+running turns finish and persist, and it exits 0. A `--sessions` file that is not a
+usable store (not SQLite, another program's, a newer schema) is one line on stderr and
+exit status 1, the file untouched.
 """
 
 from __future__ import annotations
@@ -13,17 +15,23 @@ import os
 import signal
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .._host_process import LISTENING
 
+if TYPE_CHECKING:
+    from ..store import SessionStore
+
+PROG = "python -m reference_impl.hosting"
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m reference_impl.hosting")
+    parser = argparse.ArgumentParser(prog=PROG)
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve conversations over HTTP")
     serve.add_argument("--sessions", required=True, help="the SQLite session store file")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080, help="0: any free port")
+    serve.add_argument("--port", type=int, default=0, help="0 (the default): any free port")
     serve.add_argument("--provider-url", required=True, help="the model API's base URL")
     serve.add_argument(
         "--api-key",
@@ -48,9 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _serve(args: argparse.Namespace) -> None:
+async def _serve(args: argparse.Namespace, sessions: SessionStore) -> None:
     from .. import Agent, make_provider
-    from ..store import sqlite_sessions
     from ._serving import standing_agent, uvicorn_host
 
     def build() -> Agent:
@@ -61,7 +68,7 @@ async def _serve(args: argparse.Namespace) -> None:
     async with standing_agent(
         agent=shared,
         agent_factory=build if args.agent_per_session else None,
-        sessions=sqlite_sessions(args.sessions),
+        sessions=sessions,
         host=uvicorn_host(args.host, args.port, session_cookie=args.session_cookie),
         on_concurrent_invoke="enqueue" if args.enqueue else "reject",
         max_active_sessions=args.max_active_sessions,
@@ -75,7 +82,17 @@ async def _serve(args: argparse.Namespace) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    asyncio.run(_serve(args))
+    from ..store import SessionFileError, sqlite_sessions
+
+    try:  # opened (and checked) before anything else, so a bad file stops the start
+        sessions = sqlite_sessions(args.sessions)
+    except SessionFileError as error:
+        print(f"{PROG} {args.command}: {error}", file=sys.stderr)
+        return 1
+    try:
+        asyncio.run(_serve(args, sessions))
+    finally:
+        sessions.close()
     sys.stdout.flush()
     return 0
 

@@ -8,17 +8,21 @@ StandingAgent's; nothing here decides it.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ._errors import HostRefusal
+from ._protocol import HEAD_LIMIT, head_too_large
 from ._standing import Incoming, StandingAgent, TurnServed
 from ._wire import (
     Awaiting,
@@ -74,10 +78,53 @@ def build_app(core: StandingAgent) -> Starlette:
         routes=[
             Route("/invoke", invoke, methods=["POST"]),
             Route("/health", health, methods=["GET"]),
-            Route("/sessions/{session_id:path}", session, methods=["GET"]),
+            _any_text_route("/sessions/", "session_id", session),
         ],
         exception_handlers={Exception: _crashed},
+        middleware=[Middleware(_HeadLimit)],
     )
+
+
+class _HeadLimit:
+    """Refuses a request whose head is over HEAD_LIMIT that h11 read anyway: h11 limits
+    only a head still incomplete after a read, so a large one that arrived in one piece
+    gets here, and would otherwise be answered or refused by how the network cut it."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _head_size(scope) > HEAD_LIMIT:
+            await _refused(head_too_large())(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def _head_size(scope: Scope) -> int:
+    """The bytes of the request's head as sent: `METHOD target HTTP/1.1`, then each
+    `name: value` line, then the blank line."""
+    path: bytes = scope.get("raw_path") or scope["path"].encode()
+    query: bytes = scope["query_string"]
+    line = (
+        len(scope["method"])
+        + 1
+        + len(path)
+        + (len(query) + 1 if query else 0)
+        + len(b" HTTP/1.1\r\n")
+    )
+    return line + sum(len(name) + len(value) + 4 for name, value in scope["headers"]) + 2
+
+
+def _any_text_route(
+    prefix: str, name: str, endpoint: Callable[[Request], Awaitable[Response]]
+) -> Route:
+    """`GET {prefix}{name}` where the parameter is all the rest of the decoded path, line
+    breaks included. Starlette's `{name:path}` is `.*` before `$`: it cannot match an id
+    with a line break in it (404), and for one ending in a line break it matches the id
+    without it, so `/sessions/a%0A` would have read session "a"."""
+    route = Route(f"{prefix}{{{name}:path}}", endpoint, methods=["GET"])
+    route.path_regex = re.compile(rf"{re.escape(prefix)}(?P<{name}>.*)\Z", re.DOTALL)
+    return route
 
 
 async def _crashed(request: Request, error: Exception) -> Response:

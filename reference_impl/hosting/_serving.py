@@ -25,6 +25,7 @@ from ..agent import Agent
 from ..store import SessionStore
 from ._app import build_app
 from ._lanes import AgentFactory, ConcurrentInvoke
+from ._protocol import HEAD_LIMIT, WireH11Protocol
 from ._standing import IdentityVerifier, StandingAgent
 
 
@@ -100,7 +101,8 @@ async def standing_agent(
         access_log=False,
         lifespan="off",
         ws="none",
-        http="h11",
+        http=WireH11Protocol,
+        h11_max_incomplete_event_size=HEAD_LIMIT,
         timeout_graceful_shutdown=None,
     )
     server = PromptServer(config)

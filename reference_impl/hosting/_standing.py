@@ -155,14 +155,18 @@ class StandingAgent:
 
     def session_id_of(self, incoming: Incoming) -> str | None:
         """Where the session id is read: the body, else `x-session-id`, else the session
-        cookie (cookie mode only)."""
+        cookie (cookie mode only). An empty one, from any of them, is refused (400): it is
+        not "no session id", and no session can be kept under it. So are `.` and `..`,
+        which `GET /sessions/{id}` could never read back."""
         if incoming.body_session_id is not None:
-            return incoming.body_session_id
+            return _carried(incoming.body_session_id, "the body's `sessionId`")
         header = incoming.headers.get("x-session-id")
         if header is not None:
-            return header
+            return _carried(header, "the `x-session-id` header")
         if self.session_cookie is not None:
-            return incoming.cookies.get(self.session_cookie)
+            cookie = incoming.cookies.get(self.session_cookie)
+            if cookie is not None:
+                return _carried(cookie, f"the session cookie `{self.session_cookie}`")
         return None
 
     def cookie_to_issue(self, carried: bool) -> str | None:
@@ -270,3 +274,23 @@ class StandingAgent:
 
     def begin_shutdown(self) -> None:
         self.shutting_down = True
+
+
+_DOT_SEGMENTS = frozenset({".", ".."})
+"""Ids `GET /sessions/{id}` cannot carry: a client removes them from a path as dot
+segments, `%2E` spelled or not (RFC 3986 5.2.4; the WHATWG URL parser)."""
+
+
+def _carried(session_id: str, source: str) -> str:
+    """The session id a request carried, or InvalidRequestError naming where it came from:
+    any text but an empty one and the two that could never be read back."""
+    if not session_id:
+        raise InvalidRequestError(
+            f"{source} is empty; send a session id of at least one character, or none at all"
+        )
+    if session_id in _DOT_SEGMENTS:
+        raise InvalidRequestError(
+            f"{source} is {session_id!r}, which GET /sessions/{{id}} cannot read back (a "
+            "client removes '.' and '..' from a path); choose another session id"
+        )
+    return session_id

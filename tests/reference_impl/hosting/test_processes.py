@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -17,6 +18,7 @@ from conformance.wire import Hold, ScriptedProvider, text
 from reference_impl._host_process import LISTENING, HostStartError
 from reference_impl.conformance_adapter import ReferenceImplementation, implementation
 from tests.conftest import API_KEY
+from tests.store.test_sqlite_file import another_apps_db, newer_schema, text_file
 
 
 async def test_the_command_line_finishes_a_running_turn_on_sigterm(
@@ -50,6 +52,58 @@ async def test_the_command_line_finishes_a_running_turn_on_sigterm(
     store = sqlite_sessions(str(tmp_path / "s.db"))
     assert store.load("s") is not None
     store.close()
+
+
+def serve_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "reference_impl.hosting", "serve", *args]
+
+
+async def test_the_command_line_takes_any_free_port_by_default(
+    loopback_provider: ScriptedProvider, tmp_path: Path
+) -> None:
+    hosts = [
+        await asyncio.create_subprocess_exec(
+            *serve_command("--sessions", str(tmp_path / f"{n}.db")),
+            *["--provider-url", loopback_provider.base_url or ""],
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        for n in range(2)
+    ]
+    lines = []
+    for process in hosts:
+        assert process.stdout is not None
+        lines.append((await asyncio.wait_for(process.stdout.readline(), 30)).decode())
+        process.send_signal(signal.SIGTERM)
+    assert [await asyncio.wait_for(p.wait(), 20) for p in hosts] == [0, 0]
+    assert all(line.startswith(LISTENING) for line in lines), lines
+    ports = {line.strip().rpartition(":")[2] for line in lines}
+    assert len(ports) == 2 and "8080" not in ports  # both started: neither took a fixed port
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [(text_file, "not-sqlite"), (another_apps_db, "foreign"), (newer_schema, "newer-schema")],
+)
+async def test_the_command_line_refuses_a_bad_store_file_in_one_line(
+    tmp_path: Path, make: Callable[[Path], None], reason: str
+) -> None:
+    store = tmp_path / "sessions.db"
+    make(store)
+    before = store.read_bytes()
+    process = await asyncio.create_subprocess_exec(
+        *serve_command("--sessions", str(store), "--provider-url", "http://127.0.0.1:9"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 1
+    assert out == b""
+    lines = err.decode().splitlines()
+    assert len(lines) == 1, err.decode()
+    assert str(store) in lines[0] and f"[{reason}]" in lines[0]
+    assert lines[0].startswith("python -m reference_impl.hosting serve: ")
+    assert store.read_bytes() == before
 
 
 async def test_a_killed_host_restarts_with_its_sessions(

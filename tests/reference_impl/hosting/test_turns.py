@@ -3,6 +3,7 @@ fake's recording and the store."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -122,6 +123,48 @@ async def test_invalid_requests_are_400(loopback_provider: ScriptedProvider, hos
     for reply in replies:
         assert (reply.status_code, reply.json()["code"]) == (400, "ERR_INVALID_REQUEST"), reply.text
     assert len(loopback_provider.wire) == 0
+
+
+async def raw_exchange(url: str, request: bytes) -> tuple[bytes, bytes]:
+    """Send `request` as it is on a socket of its own; the reply's head and body."""
+    host, _, port = url.removeprefix("http://").rpartition(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(request)
+    head, _, body = (await reader.read()).partition(b"\r\n\r\n")
+    writer.close()
+    return head, body
+
+
+async def test_a_request_http_cannot_read_is_still_refused_as_the_wire(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    cookie = b"cookie: sid=" + b"x" * 20_000 + b"\r\n"  # no end of head: h11 gives up on it
+    async with host(session_cookie="sid") as (served, _):
+        pieces = await raw_exchange(served.url, b"POST /invoke HTTP/1.1\r\nhost: x\r\n" + cookie)
+        garbled = await raw_exchange(served.url, b"POST /invoke HTTP/1.1\r\nnot a header\r\n\r\n")
+    for (head, body), words in ((pieces, "16 KiB"), (garbled, "malformed")):
+        assert head.startswith(b"HTTP/1.1 400 "), head
+        assert b"content-type: application/json" in head.lower()
+        refusal = json.loads(body)
+        assert refusal["code"] == "ERR_INVALID_REQUEST" and words in refusal["error"], refusal
+    assert len(loopback_provider.wire) == 0
+
+
+async def test_a_head_over_the_limit_that_arrives_whole_is_refused_alike(
+    loopback_provider: ScriptedProvider, host: Host
+) -> None:
+    loopback_provider.script([text("Hello.")])
+    async with host(session_cookie="sid") as (_, client):
+        reply = await client.post(
+            "/invoke", json={"input": "Hi."}, headers={"cookie": "sid=" + "x" * 20_000}
+        )
+        under = await client.post(
+            "/invoke", json={"input": "Hi."}, headers={"cookie": "sid=" + "y" * 15_000}
+        )
+    assert (reply.status_code, reply.json()["code"]) == (400, "ERR_INVALID_REQUEST"), reply.text
+    assert "16 KiB" in reply.json()["error"]
+    assert under.json()["sessionId"] == "y" * 15_000
+    assert len(loopback_provider.wire) == 1
 
 
 async def test_unreadable_session_is_500_never_fresh(
