@@ -53,6 +53,7 @@ FULL = Plan(
         level_turns=4,
         saves=400,
         kills=50,
+        floods=3,
     ),
 )
 """About 45 s for the fake, then about 3 minutes for hosting (50 host restarts among

@@ -67,6 +67,8 @@ class HostingPlan:
     """Turns each session plays per round, one after the other."""
     saves: int
     kills: int
+    floods: int = 1
+    """Suite runs per host in the flood rows (benchmarks.flooding)."""
 
 
 class WiringError(RuntimeError):

@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import durability, hosting
+from . import durability, flooding, hosting
 from .report import Report, Row
 
 TURN_COST_TARGET = 1.3
@@ -30,6 +30,23 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
         kills = await durability.measure(plan.kills, Path(tmp))
     report.stages["hosting (with host start-ups)"] = measured - started
     report.stages["durability (SIGKILL and restart)"] = time.perf_counter() - measured
+    flooded = time.perf_counter()
+    peaks = flooding.measure(plan.floods)
+    report.stages["flooding hosts (suite runs)"] = time.perf_counter() - flooded
+    report.rows += [
+        Row(
+            "suite run vs a 10^8-byte host (vs a plain host)",
+            "MB peak",
+            peaks["plain"],
+            peaks["huge"],
+        ),
+        Row(
+            "suite run vs an endless stream (vs a plain host)",
+            "MB peak",
+            peaks["plain"],
+            peaks["endless"],
+        ),
+    ]
     cost = figures.cost
     report.rows.append(
         Row(

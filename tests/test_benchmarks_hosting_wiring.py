@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import durability, hosting
+from benchmarks import durability, flooding, hosting
 
 TINY = hosting.HostingPlan(
     cost_rounds=1, cost_turns=1, levels=(2,), level_rounds=1, level_turns=1, saves=2, kills=1
@@ -30,3 +30,10 @@ async def test_hosting_benchmarks_are_wired() -> None:
 async def test_durability_benchmark_kills_and_restarts(tmp_path: Path) -> None:
     kills = await durability.measure(1, tmp_path)
     assert (kills.kills, kills.completed, len(kills.restart_seconds)) == (1, 1, 1)
+
+
+@pytest.mark.timeout(300)  # three suite runs, two of them flooded to their deadline
+def test_flood_peaks_are_wired() -> None:
+    peaks = flooding.measure(1)
+    assert set(peaks) == {"plain", "huge", "endless"}
+    assert all(len(samples.values) == 1 and samples.median > 0 for samples in peaks.values())

@@ -26,7 +26,7 @@ def flooded_run(tmp_path: Path, mode: str) -> list[tuple[Outcome, str]]:
         [
             *SUITE_COMMAND,
             "--impl",
-            f"tests.hostile.flooding_host:{mode}",
+            f"benchmarks.flooding_host:{mode}",
             "-k",
             ONE_LAW_TEST,
             "--dialects",

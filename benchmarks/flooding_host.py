@@ -1,7 +1,7 @@
 """Hosts that flood the suite: one streams server-sent events forever, one answers a
-reply of 10^8 bytes. Each is a real process (`python -m tests.hostile.flooding_host
+reply of 10^8 bytes. Each is a real process (`python -m benchmarks.flooding_host
 MODE` prints its URL and serves), started and SIGKILLed by `FloodingHosts`, the hosting
-implementation the suite is pointed at (`--impl tests.hostile.flooding_host:endless`).
+implementation the suite is pointed at (`--impl benchmarks.flooding_host:endless`).
 
 Nothing here is buffered on the host's side: the flood is generated as it is sent, so
 the memory the run takes is the suite's own reading of it.
@@ -85,7 +85,7 @@ class FloodingHosts:
         process = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
-            "tests.hostile.flooding_host",
+            "benchmarks.flooding_host",
             self.mode,
             stdout=asyncio.subprocess.PIPE,
         )
