@@ -70,6 +70,9 @@ class Column(BaseModel):
     implementation: str
     version: str | None = None
     notes: list[str] = []
+    information: list[str] = []
+    """What the run learned about details the seed never fixed (how its host's wire says
+    each outcome): listed beside the column, outside its score."""
     laws: dict[str, Cell]
 
     def title(self) -> str:
@@ -157,6 +160,7 @@ def column_from_results(results: Path) -> Column:
         implementation=str(run.header.get("implementation", name)),
         version=run.header.get("implementation_version"),
         notes=list(run.header.get("implementation_notes", [])),
+        information=sorted({said for record in run.records for said in record.information}),
         laws=cells,
     )
 
@@ -253,6 +257,7 @@ def render(columns: dict[str, Column]) -> str:
         )
         lines += ["", f"## {name}: {column.title()}", ""]
         lines += [f"- note: {_md(note)}" for note in column.notes]
+        lines += [f"- information (not scored): {_md(said)}" for said in column.information]
         lines += [f"- `{law_id}` **{c.outcome}**: {_md(c.reason)}" for law_id, c in failing]
         if not failing:
             lines.append("- no law fails.")

@@ -63,7 +63,7 @@ def wire_profile(host: HostUnderTest) -> HostWireProfile:
             for e in error.errors(include_url=False)[:3]
         )
         raise AdapterContractError(
-            f"start_host returned a wire_profile that is not a HostWireProfile: {problems}"
+            "start_host().wire_profile", f"not a HostWireProfile: {problems}"
         ) from None
 
 

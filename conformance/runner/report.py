@@ -25,7 +25,7 @@ from pathlib import Path
 from ..lawdoc import law_lines, law_location
 from .consequences import consequence_note, root_causes
 from .results_file import ResultsFileError, read_results
-from .summary import not_applicable_lines
+from .summary import information_lines, not_applicable_lines
 from .verdict import beside_note, rows_beside
 
 EXIT_GREEN, EXIT_RED, EXIT_INCOMPLETE, EXIT_UNREADABLE = 0, 1, 2, 3
@@ -52,7 +52,10 @@ def print_report(path: Path) -> int:
             f"  {outcome.value:<15} {law_id:<{width}}  {law_location(law_id, where)}"
             + (f"  ({note})" if note else "")
         )
-    for line in not_applicable_lines(results.records, outcomes):
+    for line in [
+        *not_applicable_lines(results.records, outcomes),
+        *information_lines(results.records),
+    ]:
         print(f"  {line}")
     inconsistent = results.inconsistencies()
     if results.truncated:

@@ -97,6 +97,17 @@ def not_applicable_lines(
     return lines
 
 
+def information_lines(records: Iterable[TestRecord]) -> list[str]:
+    """What the run learned about details the seed never fixed, once each: outside the
+    score (a host that answers a failed turn 500 without a code is shown, not failed)."""
+    said = sorted({line for record in records for line in record.information})
+    if not said:
+        return []
+    return ["information (details the seed never fixed, not scored):"] + [
+        f"  {line}" for line in said
+    ]
+
+
 def terminal_table(collector: Collector) -> str:
     """The table the terminal ends with: one line per law, the score, what was not
     judged, how pytest's counts relate to the records, and why the run is red."""
@@ -125,6 +136,7 @@ def terminal_table(collector: Collector) -> str:
     lines.append("")
     lines.append(f"  {must_score(outcomes)}")
     lines += [f"  {line}" for line in not_applicable_lines(records, outcomes)]
+    lines += [f"  {line}" for line in information_lines(records)]
     if collector.counts_line:
         lines.append(f"  {collector.counts_line}")
     if collector.adapter_broken:
@@ -183,6 +195,10 @@ def markdown_report(collector: Collector) -> str:
     if cells:
         rows += ["", "## NOT_APPLICABLE cells (pytest's skipped tests), by reason", ""]
         rows += [f"- {n}: {sentence}" for n, sentence in cells]
+    said = information_lines(records)
+    if said:
+        rows += ["", "## Information (details the seed never fixed, not scored)", ""]
+        rows += [f"- {line.strip()}" for line in said[1:]]
     reasons = collector.red_reasons()
     rows += ["", f"**Verdict: {'red' if reasons else 'green'}**", ""]
     rows += [f"- {reason}" for reason in reasons]
