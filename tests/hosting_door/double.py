@@ -1,6 +1,8 @@
 """A hosting implementation test double: its hosts are the Starlette app of `served`,
 and a store's name says how its host door misbehaves (`hang`: a start that never answers;
-`remote`: a host that says it serves off the loopback; `nomethods`: not a host at all).
+`remote`: a host that says it serves off the loopback; `nomethods`: not a host at all;
+`profiled`: a host that hands back its own wire profile, PROFILE; `badprofile`: one whose
+profile is not a HostWireProfile).
 
 Run as `python -m tests.hosting_door.double`, it is a stdio adapter of the same double.
 """
@@ -10,18 +12,31 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from conformance.adapter import AgentSpec, AgentUnderTest, Capability, HostSpec, HostUnderTest
+from conformance.adapter import (
+    AgentSpec,
+    AgentUnderTest,
+    Capability,
+    HostSpec,
+    HostUnderTest,
+    HostWireProfile,
+    ReadNone,
+    Way,
+)
 from conformance.hosting import HostOutcome, HostReply
 from conformance.stdio.protocol import ImplementationInfo
 from conformance.stdio.serve import serve
 
 from .served import RunningApp
 
+PROFILE = HostWireProfile(run_failed=[Way(status=[500])], read=ReadNone())
+"""The wire profile a `profiled` double host hands back."""
+
 
 class DoubleHost:
-    def __init__(self, app: RunningApp, base_url: str) -> None:
+    def __init__(self, app: RunningApp, base_url: str, wire_profile: object = None) -> None:
         self._app = app
         self.base_url = base_url
+        self.wire_profile = wire_profile
         self.ended: str | None = None
 
     async def kill(self) -> None:
@@ -51,7 +66,8 @@ class DoubleHosts:
             return object()  # type: ignore[return-value]
         app = RunningApp()
         url = await app.start()
-        host = DoubleHost(app, "http://10.9.8.7:80" if name.startswith("remote") else url)
+        profile = {"profiled": PROFILE, "badprofile": {"busy": "nope"}}.get(name.split("-")[0])
+        host = DoubleHost(app, "http://10.9.8.7:80" if name.startswith("remote") else url, profile)
         self.hosts.append(host)
         return host
 

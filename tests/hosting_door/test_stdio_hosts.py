@@ -16,6 +16,8 @@ from conformance.hosting import HostUnreachable, SeedWireCaller
 from conformance.stdio import ConnectorOptions, StdioImplementation
 from conformance.stdio import protocol as p
 
+from .double import PROFILE
+
 AGENT = AgentSpec(base_url="http://127.0.0.1:9", api_key="k")
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,6 +44,24 @@ async def test_a_host_starts_answers_and_is_killed_over_stdio(
         await caller.send("hi", session_id="s")
     await host.kill()  # a second end is a no-op: the handle is gone
     await caller.aclose()
+
+
+async def test_a_host_hands_back_its_wire_profile_over_stdio(
+    adapter: StdioImplementation, tmp_path: Path
+) -> None:
+    host = await adapter.start_host(HostSpec(agent=AGENT, store=str(tmp_path / "profiled-s.db")))
+    assert getattr(host, "wire_profile", None) == PROFILE
+    await host.kill()
+    plain = await adapter.start_host(HostSpec(agent=AGENT, store=str(tmp_path / "s.db")))
+    assert getattr(plain, "wire_profile", "absent") is None  # the default profile
+    await plain.kill()
+
+
+async def test_a_profile_that_is_not_one_is_the_adapters_error_over_stdio(
+    adapter: StdioImplementation, tmp_path: Path
+) -> None:
+    with pytest.raises(AdapterReportedError, match="wire_profile"):
+        await adapter.start_host(HostSpec(agent=AGENT, store=str(tmp_path / "badprofile-s.db")))
 
 
 async def test_a_host_stops_and_a_session_is_damaged_over_stdio(
