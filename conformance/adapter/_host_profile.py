@@ -143,7 +143,7 @@ class Way(_Model):
         if self.status:
             parts.append("status " + " or ".join(str(s) for s in self.status))
         if self.event is not None:
-            parts.append(f"a stream ending with a `{self.event}` event")
+            parts.append(f"a stream whose last event is `{self.event}`")
         parts += [f"{pointer} = {value!r}" for pointer, value in self.fields.items()]
         return ", ".join(parts) or "any reply"
 
@@ -157,6 +157,10 @@ class AnswerWay(Way):
         "text, joined",
     )
 
+    def shown(self) -> str:
+        where = f"text at {self.text}" if self.text is not None else "text from the pieces"
+        return f"{super().shown()}, {where}"
+
 
 class PauseWay(Way):
     """A paused turn, and where its question, asking tool and call id are."""
@@ -165,6 +169,9 @@ class PauseWay(Way):
     tool_call_id: Pointer = Field(description="the id of the call that asked")
     tool: Pointer | None = Field(default=None, description="the asking tool's name")
     session_id: Pointer | None = Field(default=None, description="the paused session's id")
+
+    def shown(self) -> str:
+        return f"{super().shown()}, question at {self.question}, call id at {self.tool_call_id}"
 
 
 class ChunkEvent(_Model):

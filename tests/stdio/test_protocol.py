@@ -81,7 +81,7 @@ def test_results_are_checked_per_op() -> None:
         p.RESULTS["start"].validate_python({"implementation": {"name": "x"}, "capabilities": []})
 
 
-@pytest.mark.parametrize("name", ["adapter", "repro-file"])
+@pytest.mark.parametrize("name", ["adapter", "host-wire-profile", "repro-file"])
 def test_committed_schemas_are_current(name: str) -> None:
     committed = Path(__file__).parents[2] / "schemas" / f"{name}-v1.json"
     assert json.loads(committed.read_text()) == _schemas()[name](), (
