@@ -193,7 +193,16 @@ def load_column(path: Path) -> Column:
 
 
 def column_text(column: Column) -> str:
-    return json.dumps(column.model_dump(mode="json"), indent=2) + "\n"
+    """The committed column: `information` only when the run learned any."""
+    return (
+        json.dumps(
+            column.model_dump(
+                mode="json", exclude={"information"} if not column.information else None
+            ),
+            indent=2,
+        )
+        + "\n"
+    )
 
 
 def committed_columns(folder: Path) -> dict[str, Column]:
