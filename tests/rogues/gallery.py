@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from reference_impl.conformance_adapter import ReferenceImplementation
+from tests.harness.second_wire import SecondWireImplementation
 
 from . import conversation_rogues as conv
 from . import coverage_rogues as cover
@@ -370,13 +371,16 @@ ROGUES: tuple[Rogue, ...] = (
     # agents, conversations and sessions: the session runtime and its client (issue 15)
     *SESSION_ROGUES,
 )
+# Every host rogue again, behind the second wire (issue 31 §3): the same change, on a wire
+# the laws read only through its profile, must be killed by the same laws.
+ROGUES = (*ROGUES, *(r.behind_the_second_wire() for r in ROGUES if r.surface == "hosting"))
 
 BY_ID = {rogue.id: rogue for rogue in ROGUES}
 
 __all__ = ["BY_ID", "REFERENCE_SPEC", "ROGUES", "Rogue"]
 
 
-def __getattr__(name: str) -> ReferenceImplementation:
+def __getattr__(name: str) -> ReferenceImplementation | SecondWireImplementation:
     """`tests.rogues.gallery:run_carries_previous` -> that rogue's implementation."""
     for rogue in ROGUES:
         if rogue.attribute == name:

@@ -3,7 +3,8 @@
 It proves the suite can fail, law by law: the reference passes everything, each rogue
 FAILs the laws it was built to break (by those laws' own tests), and no MUST law goes
 unkilled. Collateral failures are allowed, and listed. Rogues change runtime logic,
-not wire format, so the run uses one dialect (openai-chat) to stay fast.
+not the provider's wire, so the run uses one dialect (openai-chat) to stay fast; every
+host rogue also runs behind the second wire (`<id>@second-wire`), a host wire of its own.
 """
 
 from __future__ import annotations
