@@ -35,7 +35,19 @@ SESSION_DOORS = frozenset(
     }
 )
 """Seed 003's session surface (the suite's `SessionUnderTest` and `BackendUnderTest`)."""
-DOORS = AGENT_DOORS | SESSION_DOORS
+HOSTING_DOORS = frozenset(
+    {
+        "POST /invoke",
+        "POST /invoke (decision)",
+        "POST /invoke (stream)",
+        "GET /sessions/{id}",
+        "restart",
+    }
+)
+"""Seed 000's served wire, as the suite's `HostClient` reaches it: a message, a decision,
+either as a stream, reading a stored session back, and a host killed and started again on
+its store (`restart`: what survives it is what was persisted)."""
+DOORS = AGENT_DOORS | SESSION_DOORS | HOSTING_DOORS
 """The doors a wrong behaviour can show through."""
 LAWS_PACKAGE = "conformance.laws"
 
