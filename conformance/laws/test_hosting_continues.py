@@ -152,6 +152,50 @@ async def test_a_failed_turn_is_not_stored_and_the_session_continues_from_the_la
     )
 
 
+@pytest.mark.law("hosting.session-continues")
+async def test_a_turn_failing_after_a_tool_round_is_not_stored(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    """A run that failed after a tool round has a checkpoint of its own (the call and
+    its result): still not a completed turn, so still not the session's."""
+
+    def after_the_tool(request: RequestIR) -> bool:
+        return FAILING in request.user_texts() and any(m.role == "tool" for m in request.messages)
+
+    fake.script([Fault(status=500)] * OUTLASTS_RETRIES, when=after_the_tool, allow_unused=True)
+    fake.script([text(BOOKED), tool_call("whoami"), text(UPDATED)])
+    host = await new_host(system=SYSTEM, tools=("whoami",))
+    caller = host.caller()
+    session = "fails-after-a-tool-round"
+    answered(await caller.send(BOOK, session_id=session), BOOKED, "turn 1")
+    failed = await caller.send(FAILING, session_id=session)
+    premise(CONTINUES, bool(failed.said & UNANSWERED), f"the failing turn was {failed.shown}")
+    answered(await caller.send(THREE, session_id=session), UPDATED, "the next turn")
+    expected = [("user", BOOK), ("assistant", BOOKED), ("user", THREE)]
+    assert seen(fake.wire.last) == expected, (
+        f"after a turn that failed after a tool round, the next turn of {session!r} showed "
+        f"the model {seen(fake.wire.last)}, not {expected}: the failed turn was stored"
+    )
+
+
+@pytest.mark.law("hosting.session-continues")
+async def test_ids_that_differ_only_in_case_or_by_a_wildcard_are_separate_sessions(
+    fake: ScriptedProvider, new_host: HostFactory
+) -> None:
+    """A session id is the caller's text, matched exactly: not case-folded, and not a
+    pattern (`_` and `%` are wildcards to SQL's LIKE)."""
+    fake.script([text(BOOKED), text(OPENS)] * 3)
+    host = await new_host(system=SYSTEM)
+    caller = host.caller()
+    for first, twin in (("Guest-A", "guest-a"), ("table_7", "tableX7"), ("50%", "50-off")):
+        answered(await caller.send(BOOK, session_id=first), BOOKED, f"the first turn of {first!r}")
+        answered(await caller.send(OTHER, session_id=twin), OPENS, f"the first turn of {twin!r}")
+        assert seen(fake.wire.last) == [("user", OTHER)], (
+            f"the first turn of session {twin!r} showed the model {seen(fake.wire.last)}: "
+            f"the conversation of session {first!r}"
+        )
+
+
 @pytest.mark.law("hosting.through-continue-from")
 async def test_a_hosted_turn_sends_what_continue_from_the_stored_session_sends(
     fake: ScriptedProvider,
