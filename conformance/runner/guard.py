@@ -127,13 +127,15 @@ class GuardedImplementation:
 
 class GuardedHost:
     """A `HostUnderTest` whose kill and stop keep the call deadline; its `base_url`
-    was checked once, when it started (a host does not move)."""
+    was checked once, when it started (a host does not move), and its `wire_profile`
+    (how its replies say each outcome) is handed on as the host gave it."""
 
     def __init__(
         self, inner: HostUnderTest, base_url: str, timeout: float | None, declared: frozenset[str]
     ) -> None:
         self._inner = inner
         self.base_url = base_url
+        self.wire_profile: object = getattr(inner, "wire_profile", None)
         self._timeout = timeout
         self._declared = declared
 
