@@ -169,7 +169,9 @@ async def test_a_turn_failing_after_a_tool_round_is_not_stored(
     session = "fails-after-a-tool-round"
     answered(await caller.send(BOOK, session_id=session), BOOKED, "turn 1")
     failed = await caller.send(FAILING, session_id=session)
-    premise(CONTINUES, bool(failed.said & UNANSWERED), f"the failing turn was {failed.shown}")
+    assert_said(
+        failed, HostOutcome.RUN_FAILED, what="a turn failing after a tool round", core=UNANSWERED
+    )
     answered(await caller.send(THREE, session_id=session), UPDATED, "the next turn")
     expected = [("user", BOOK), ("assistant", BOOKED), ("user", THREE)]
     assert seen(fake.wire.last) == expected, (
