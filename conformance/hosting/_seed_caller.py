@@ -37,6 +37,8 @@ from ..errors import AdapterTimeout
 from ._reply import AwaitingQuestion, HostReply, HostUnreachable, NotTheWire
 
 SSE = "text/event-stream"
+STREAMED = frozenset({HostOutcome.ANSWERED, HostOutcome.PAUSED})
+"""What a stream carries; a refusal before the run is whole even on the default wire."""
 MAX_REPLY_BYTES = 4 * 1024 * 1024
 """The most a host's reply may be: the laws' conversations are a few kilobytes, and a
 host answering without end must not take the run's memory with it."""
@@ -140,7 +142,11 @@ class SeedWireCaller:
         if stream:
             headers["accept"] = SSE
         response, content = await self._exchange("POST", "/invoke", headers=headers, json=body)
-        return self._read(response, content)
+        reply = self._read(response, content)
+        if stream and not reply.events and reply.said & STREAMED and self._note is not None:
+            # the seed fixes no streaming: a host may answer a stream's request whole
+            self._note("answers a request asking for a stream (Accept: text/event-stream) whole")
+        return reply
 
     async def _exchange(
         self, method: str, path: str, **options: Any

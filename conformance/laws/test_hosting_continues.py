@@ -21,24 +21,20 @@ import pytest
 
 from ._kit import (
     BOOK,
-    NOT_APPLICABLE_PREFIX,
     SYSTEM,
     THREE,
     UNANSWERED,
     AgentFactory,
-    Capability,
     Fault,
     HostFactory,
     HostOutcome,
     HostReply,
-    Implementation,
     MintedValues,
     RequestIR,
     ScriptedProvider,
     Text,
     ToolCalls,
     assert_said,
-    declares,
     numbered_calls,
     premise,
     roundtrip,
@@ -203,7 +199,6 @@ async def test_a_hosted_turn_sends_what_continue_from_the_stored_session_sends(
     fake: ScriptedProvider,
     new_host: HostFactory,
     new_agent: AgentFactory,
-    implementation: Implementation,
 ) -> None:
     # The hosted turn 2 is compared with run(THREE, continue_from=<the stored session>,
     # session_id=<the session>) on fresh agents of the same spec, played before and after
@@ -211,9 +206,6 @@ async def test_a_hosted_turn_sends_what_continue_from_the_stored_session_sends(
     # runtime mints per agent or run (masked). Each turn calls whoami, so a host that
     # rebuilds the history (drops tool turns, the answer, the identity) or runs the turn
     # under another session shows in the bodies.
-    for needed in (Capability.CONTINUE_FROM, Capability.SESSION_ID):
-        if not declares(implementation, needed):
-            pytest.skip(f"{NOT_APPLICABLE_PREFIX}the comparison runs run(continue_from=...)")
     # A host that offers no read of its store is compared with a direct turn 1 instead:
     # run(BOOK, session_id=<the session>) leaves what a host must have stored.
     turn: list[Text | ToolCalls] = [tool_call("whoami"), text(BOOKED)]

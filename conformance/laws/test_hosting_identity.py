@@ -19,10 +19,13 @@ from ._kit import (
     BOOK,
     SYSTEM,
     THREE,
+    Capability,
     HostFactory,
     HostReply,
+    Implementation,
     RequestIR,
     ScriptedProvider,
+    case_needs,
     describe,
     premise,
     text,
@@ -93,8 +96,9 @@ async def test_a_served_runs_tools_see_the_session_and_no_synthesized_identity(
 
 @pytest.mark.law("hosting.session-identity")
 async def test_memory_recalls_across_one_sessions_turns_and_a_restart_never_across_sessions(
-    fake: ScriptedProvider, new_host: HostFactory
+    fake: ScriptedProvider, new_host: HostFactory, implementation: Implementation
 ) -> None:
+    case_needs(implementation, Capability.MEMORY, case="a served session's memory")
     answers = [BOOKED, "We open at noon.", "Three it is.", "Still three.", "Noon."]
     fake.script([text(answer) for answer in answers])
     host = await new_host(system=SYSTEM, memory=True)

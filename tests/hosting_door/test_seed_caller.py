@@ -161,3 +161,17 @@ def test_the_wire_schema_file_is_fresh() -> None:
         "schemas/hosting-wire-v1.json is stale: "
         "python -m conformance schema hosting > schemas/hosting-wire-v1.json"
     )
+
+
+async def test_a_stream_asked_for_and_answered_whole_is_noted_not_failed() -> None:
+    async with served() as url:
+        notes: list[str] = []
+        caller = SeedWireCaller(url, note=notes.append)
+        whole = await caller.send("auth", stream=True)  # this route never streams
+        assert whole.answered and whole.events == []
+        refused = await caller.send("busy", session_id="s1", stream=True)
+        assert refused.said == {HostOutcome.BUSY}
+        assert notes == [
+            "answers a request asking for a stream (Accept: text/event-stream) whole"
+        ]  # once: a refusal before the run is whole on the default wire too
+        await caller.aclose()
