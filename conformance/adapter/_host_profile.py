@@ -130,11 +130,18 @@ class Way(_Model):
         description="JSON Pointers into the body (or the event's data) and the string each "
         'must hold, e.g. {"/code": "ERR_CONCURRENT_RUN"}',
     )
+    absent: list[Pointer] = Field(
+        default_factory=list,
+        description="JSON Pointers that must find nothing, e.g. a failed run told from a "
+        'crash that names itself: ["/code"]',
+    )
 
     def matches(self, status: int, event: str | None, data: Any) -> bool:
         if self.status and status not in self.status:
             return False
         if self.event != event:
+            return False
+        if any(at(data, pointer) is not None for pointer in self.absent):
             return False
         return all(at(data, pointer) == value for pointer, value in self.fields.items())
 
@@ -145,6 +152,7 @@ class Way(_Model):
         if self.event is not None:
             parts.append(f"a stream whose last event is `{self.event}`")
         parts += [f"{pointer} = {value!r}" for pointer, value in self.fields.items()]
+        parts += [f"no {pointer}" for pointer in self.absent]
         return ", ".join(parts) or "any reply"
 
 
@@ -271,13 +279,14 @@ def classify(
     profile: HostWireProfile, status: int, event: str | None, data: Any
 ) -> frozenset[HostOutcome]:
     """Every outcome the reply says under `profile`: the most specific ways win (more
-    fields to match, then a status given), and ways tied there are all kept (a profile
-    that says two outcomes alike makes them alike to the laws too)."""
+    fields to match or to find absent, then a status given), and ways tied there are all
+    kept (a profile that says two outcomes alike makes them alike to the laws too)."""
     best: list[tuple[tuple[int, int], HostOutcome]] = []
     for said in HostOutcome:
         for way in profile.ways(said):
             if way.matches(status, event, data) and _readable(said, way, data):
-                best.append(((len(way.fields), 1 if way.status else 0), said))
+                specific = len(way.fields) + len(way.absent)
+                best.append(((specific, 1 if way.status else 0), said))
     if not best:
         return frozenset()
     top = max(rank for rank, _ in best)

@@ -122,7 +122,9 @@ SECOND_WIRE_PROFILE = HostWireProfile(
     invalid_request=_refusal(HostOutcome.INVALID_REQUEST),
     not_found=_refusal(HostOutcome.NOT_FOUND),
     unreadable=_refusal(HostOutcome.UNREADABLE),
-    run_failed=[Way(status=[500]), Way(event="failure")],
+    # "no /code": a crash the inner host names (500 ERR_INTERNAL, passed through) is no
+    # failed run, so the laws show it unclassified rather than read it as one
+    run_failed=[Way(status=[500], absent=["/code"]), Way(event="failure")],
     chunk=ChunkEvent(event="delta", text="/t"),
     decision_field="answer",
     read=ReadNone(),

@@ -56,6 +56,9 @@ def test_the_most_specific_way_wins_and_ties_are_kept() -> None:
     broken = {"problem": {"kind": "STORE_BROKEN"}}
     assert classify(OWN, 500, None, broken) == {HostOutcome.UNREADABLE}
     assert classify(OWN, 500, None, "<html>oops</html>") == {HostOutcome.RUN_FAILED}
+    named = HostWireProfile(run_failed=[Way(status=[500], absent=["/code"])])
+    assert classify(named, 500, None, {"message": "x"}) == {HostOutcome.RUN_FAILED}
+    assert classify(named, 500, None, {"code": "ERR_INTERNAL"}) == frozenset()
     alike = HostWireProfile(run_failed=[Way(status=[500])], unreadable=[Way(status=[500])])
     assert classify(alike, 500, None, None) == {HostOutcome.RUN_FAILED, HostOutcome.UNREADABLE}
 
