@@ -30,8 +30,9 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
-def _peak_mb(impl: str, results: Path) -> float:
-    run = [
+def one_law_run(impl: str, results: Path) -> list[str]:
+    """The command of one law test's cases against `impl`, each call under DEADLINE."""
+    return [
         sys.executable,
         "-m",
         "pytest",
@@ -54,6 +55,10 @@ def _peak_mb(impl: str, results: Path) -> float:
         "--results",
         str(results),
     ]
+
+
+def _peak_mb(impl: str, results: Path) -> float:
+    run = one_law_run(impl, results)
     said = subprocess.run(
         [sys.executable, "-c", _PEAK, *run], capture_output=True, text=True, timeout=360
     )

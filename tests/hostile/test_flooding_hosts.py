@@ -1,7 +1,7 @@
 """A host that floods the suite ends its law's test within the call deadline: one
 streaming events forever is a TIMEOUT (the suite's own deadline, not pytest's), one
 answering 10^8 bytes is the host's FAIL once the reply passes the size limit, read no
-further. The peak memory of such a run is a benchmark row (benchmarks/hosting.py)."""
+further. The peak memory of such a run is a benchmark row (benchmarks/flooding.py)."""
 
 from __future__ import annotations
 
@@ -10,36 +10,16 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.flooding import DEADLINE, one_law_run
 from conformance.hosting import MAX_REPLY_BYTES
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
-from tests.suite_args import SUITE_COMMAND
-
-DEADLINE = "5"
-"""`--call-timeout` of the flooded runs: every call of these tests floods."""
-ONE_LAW_TEST = "test_a_session_shows_its_own_turns_verbatim"
 
 
 def flooded_run(tmp_path: Path, mode: str) -> list[tuple[Outcome, str]]:
     results = tmp_path / f"{mode}.jsonl"
-    subprocess.run(
-        [
-            *SUITE_COMMAND,
-            "--impl",
-            f"benchmarks.flooding_host:{mode}",
-            "-k",
-            ONE_LAW_TEST,
-            "--dialects",
-            "openai-chat",
-            "--call-timeout",
-            DEADLINE,
-            "--results",
-            str(results),
-        ],
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    command = one_law_run(f"benchmarks.flooding_host:{mode}", results)
+    subprocess.run(command, capture_output=True, timeout=120, check=False)
     return [(r.outcome, r.detail) for r in read_results(results).records]
 
 
