@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -122,5 +123,20 @@ def _matrix(args: argparse.Namespace) -> int:
     return 0
 
 
+CLOSED_PIPE = 141
+"""The exit status of a run whose reader closed the pipe: 128 + SIGPIPE, as a shell says."""
+
+
+def _piped(argv: list[str] | None = None) -> int:
+    """`main`, for a shell: a reader that stops early (`| head`) ends the output, not
+    with a traceback (Python's own advice: stdout pointed at devnull), and the exit
+    status is a shell's for a closed pipe (128 + SIGPIPE), never a verdict's."""
+    try:
+        return main(argv)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return CLOSED_PIPE
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(_piped())

@@ -5,16 +5,19 @@ and it relates pytest's counts to the records."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 import reference_impl.conformance_adapter  # noqa: F401
+from conformance.__main__ import CLOSED_PIPE
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.outcomes import Outcome
 from conformance.runner.summary import excluded_must_laws, skipped_cells
-from tests.harness.results_files import record
+from tests.harness.results_files import record, write_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 PENDING = [
@@ -126,3 +129,23 @@ def test_a_sentence_the_suite_does_not_parse_is_carried_whole() -> None:
         PAUSE: ["pending.refusal-kind"],
     }
     assert skipped_cells(rows) == [(2, PAUSE), (1, said)]
+
+
+def test_report_read_by_a_reader_that_stops_early_ends_without_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """`python -m conformance report FILE | head -1`: the pipe closes under the report."""
+    said = tuple(f"host wire: difference number {n} of many, said at length" for n in range(4000))
+    rows = [record("smoke.one-turn", Outcome.PASS).model_copy(update={"information": said})]
+    results = write_results(tmp_path / "r.jsonl", rows)
+    report = subprocess.Popen(
+        [sys.executable, "-m", "conformance", "report", str(results)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert report.stdout is not None and report.stderr is not None
+    report.stdout.readline()
+    report.stdout.close()  # the reader stops: the report's next writes meet a closed pipe
+    complaint = report.stderr.read().decode()
+    assert report.wait(timeout=60) == CLOSED_PIPE  # over a pipe's buffer: it met the close
+    assert "Traceback" not in complaint, complaint
