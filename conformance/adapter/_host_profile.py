@@ -284,7 +284,7 @@ def classify(
     best: list[tuple[tuple[int, int], HostOutcome]] = []
     for said in HostOutcome:
         for way in profile.ways(said):
-            if way.matches(status, event, data) and _readable(said, way, data):
+            if _fits(way, status, event, data):
                 specific = len(way.fields) + len(way.absent)
                 best.append(((specific, 1 if way.status else 0), said))
     if not best:
@@ -293,8 +293,18 @@ def classify(
     return frozenset(said for rank, said in best if rank == top)
 
 
-def _readable(said: HostOutcome, way: Way, data: Any) -> bool:
-    """An answer or a pause matches only where its text and question are strings."""
+def way_of(
+    profile: HostWireProfile, said: HostOutcome, status: int, event: str | None, data: Any
+) -> Way | None:
+    """The first of `said`'s ways the reply fits: where its answer or question is."""
+    return next((way for way in profile.ways(said) if _fits(way, status, event, data)), None)
+
+
+def _fits(way: Way, status: int, event: str | None, data: Any) -> bool:
+    """The reply matches `way`, and an answer's text or a pause's question and call id
+    are strings where the way says they are."""
+    if not way.matches(status, event, data):
+        return False
     if isinstance(way, AnswerWay) and way.text is not None:
         return isinstance(at(data, way.text), str)
     if isinstance(way, PauseWay):

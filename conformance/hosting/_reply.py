@@ -70,10 +70,6 @@ class HostReply:
         return HostOutcome.ANSWERED in self.said and self.output is not None
 
     @property
-    def paused(self) -> bool:
-        return HostOutcome.PAUSED in self.said and self.awaiting is not None
-
-    @property
     def found(self) -> bool:
         """A session read that served the stored conversation."""
         return HostOutcome.ANSWERED in self.said and self.checkpoint is not None

@@ -32,6 +32,7 @@ from ..adapter._host_profile import (
     ReadRoute,
     at,
     classify,
+    way_of,
 )
 from ..errors import AdapterTimeout
 from ._reply import AwaitingQuestion, HostReply, HostUnreachable, NotTheWire
@@ -182,9 +183,8 @@ class SeedWireCaller:
         if not response.headers.get("content-type", "").startswith(SSE):
             data = _json(content)
             said = classify(self._profile, response.status_code, None, data)
-            return self._reply(
-                response, content, said=said, body=data, **self._said(said, None, data, [])
-            )
+            found = self._said(said, response.status_code, None, data, [])
+            return self._reply(response, content, said=said, body=data, **found)
         events = _events(response, content)
         terminal = self._profile.terminal_events() - {self._profile.chunk.event}
         early = [name for name, _ in events[:-1] if name in terminal]
@@ -192,26 +192,26 @@ class SeedWireCaller:
             return self._reply(response, content, events=events)
         name, data = events[-1]
         said = classify(self._profile, response.status_code, name, data)
-        return self._reply(
-            response, content, said=said, events=events, **self._said(said, name, data, events)
-        )
+        found = self._said(said, response.status_code, name, data, events)
+        return self._reply(response, content, said=said, events=events, **found)
 
     def _said(
         self,
         said: frozenset[HostOutcome],
+        status: int,
         event: str | None,
         data: Any,
         events: list[tuple[str, Any]],
     ) -> dict[str, Any]:
         """The answer's text or the paused question, from the way that said it."""
-        status_free: dict[str, Any] = {}
-        if HostOutcome.ANSWERED in said:
-            way = next(w for w in self._profile.answered if w.event == event)
-            status_free["output"] = self._answer_text(way, data, events)
-        if HostOutcome.PAUSED in said:
-            pause = next(w for w in self._profile.paused if w.event == event)
-            status_free["awaiting"] = _question(pause, data)
-        return status_free
+        found: dict[str, Any] = {}
+        answer = way_of(self._profile, HostOutcome.ANSWERED, status, event, data)
+        if HostOutcome.ANSWERED in said and isinstance(answer, AnswerWay):
+            found["output"] = self._answer_text(answer, data, events)
+        pause = way_of(self._profile, HostOutcome.PAUSED, status, event, data)
+        if HostOutcome.PAUSED in said and isinstance(pause, PauseWay):
+            found["awaiting"] = _question(pause, data)
+        return found
 
     def _answer_text(self, way: AnswerWay, data: Any, events: list[tuple[str, Any]]) -> str:
         if way.text is not None:

@@ -13,7 +13,7 @@ without touching a law, and a law author never learns them.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -167,6 +167,13 @@ def case_needs(implementation: Implementation, *capabilities: Capability, case: 
     missing = [c.value for c in capabilities if not declares(implementation, c)]
     if missing:
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}{case} {_needs_sentence(missing)}")
+
+
+def newest_is(message: str) -> Callable[[RequestIR], bool]:
+    """A script matcher routing a request by its newest user turn (a tool round keeps
+    it): for turns that reach the fake in an order the test does not choose, or scripts
+    that must not serve each other's turns."""
+    return lambda request: request.user_texts()[-1:] == [message]
 
 
 def has_next_turn(implementation: Implementation) -> bool:
@@ -471,6 +478,7 @@ __all__ = [
     "last_said",
     "last_user_carries",
     "long_turn",
+    "newest_is",
     "next_turn",
     "numbered_calls",
     "off_the_loop",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Callable
 
 import pytest
 
@@ -28,6 +27,7 @@ from ._kit import (
     ScriptedProvider,
     assert_said,
     describe,
+    newest_is,
     premise,
     refused,
     strings_in,
@@ -48,12 +48,6 @@ _ids = itertools.count(1)
 
 def fresh(label: str) -> str:
     return f"{label}-{next(_ids)}"
-
-
-def newest_is(message: str) -> Callable[[RequestIR], bool]:
-    """Route a request by its newest user turn: concurrent turns reach the fake in an
-    order the test does not choose."""
-    return lambda request: request.user_texts()[-1:] == [message]
 
 
 def request_for(fake: ScriptedProvider, message: str) -> RequestIR | None:

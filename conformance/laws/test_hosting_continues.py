@@ -15,8 +15,6 @@ fresh agent sends, so the host never edits or rebuilds the history it hands on.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from ._kit import (
@@ -35,6 +33,7 @@ from ._kit import (
     Text,
     ToolCalls,
     assert_said,
+    newest_is,
     numbered_calls,
     premise,
     roundtrip,
@@ -64,11 +63,6 @@ def answered(reply: HostReply, answer: str, what: str) -> None:
     """A turn the law needs answered was answered, with the scripted text."""
     assert_said(reply, HostOutcome.ANSWERED, what=what)
     assert reply.output == answer, f"{what} answered {reply.output!r}, not {answer!r}"
-
-
-def newest_is(message: str) -> Callable[[RequestIR], bool]:
-    """Route a request by its newest user turn (a tool round keeps it)."""
-    return lambda request: request.user_texts()[-1:] == [message]
 
 
 def seen(request: RequestIR) -> list[tuple[str, str]]:
