@@ -126,3 +126,14 @@ def test_information_is_said_once_outside_the_score() -> None:
         "information (details the seed never fixed, not scored):",
         "  host wire: says 'the run failed' as status 500",
     ]
+
+
+def test_an_answers_text_is_read_where_the_way_that_matched_says() -> None:
+    from conformance.adapter._host_profile import way_of
+
+    two = HostWireProfile(
+        answered=[AnswerWay(status=[200], text="/output"), AnswerWay(status=[203], text="/alt")]
+    )
+    found = way_of(two, HostOutcome.ANSWERED, 203, None, {"alt": "hi"})
+    assert isinstance(found, AnswerWay) and found.text == "/alt"
+    assert way_of(two, HostOutcome.ANSWERED, 203, None, {"output": "hi"}) is None
