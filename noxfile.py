@@ -40,7 +40,8 @@ THIRDPARTY = {
 TYPED_WITH = ("pydantic-ai", "openai-agents", "langgraph")
 """The extras mypy needs installed to check their adapters (Letta Code is a CLI the adapter
 drives over pipes: nothing of it is imported, so its 280 MB stay out of the lint venv)."""
-SUITE = ["-m", "pytest", "-p", "conformance.runner.plugin", "--pyargs", "conformance.laws"]
+SUITE = ["-m", "conformance", "run"]
+"""A conformance run, as users start it (conformance.run); other arguments go to pytest."""
 PARALLEL = ["-n", "auto"]
 """pytest-xdist, one worker per core: the controller alone judges, writes the results file
 and checks the manifest (docs/suite.md, Running in parallel)."""
@@ -159,21 +160,14 @@ def js_runtime(session: nox.Session) -> None:
     repro = session.create_tmp()  # a failing law's repro file lands here, not in the repo
     session.run(
         "python",
-        "-m",
-        "pytest",
-        "-p",
-        "conformance.runner.plugin",
-        "--pyargs",
-        "conformance.laws",
+        *SUITE,
         "--hypothesis-profile=ci",
         "-q",
         "--impl",
         "cmd:node examples/js-runtime/adapter.mjs",
         "--validate-protocol",
-        "--expectations",
-        "examples/js-runtime/expectations.toml",
-        "--repro-dir",
-        f"{repro}/repro",
+        "--expectations=examples/js-runtime/expectations.toml",
+        f"--repro-dir={repro}/repro",
         *session.posargs,
     )
 

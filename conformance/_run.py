@@ -70,7 +70,9 @@ def run_options(
     """A run's options as both pytest (with the plugin) and `python -m conformance run`
     take them. None leaves an option to the plugin's default (the reference runtime, every
     dialect and delivery it has, `ci` on CI and `dev` elsewhere); `laws` are law ids or
-    family prefixes such as `hosting.` (none: every law)."""
+    family prefixes such as `hosting.` (none: every law). Each is one `--flag=value`
+    argument: a path given as an argument of its own is also read by pytest as a path to
+    collect, and moves its rootdir."""
     named: list[tuple[str, object]] = [
         ("--impl", impl),
         ("--dialects", dialects),
@@ -80,16 +82,14 @@ def run_options(
         ("--expectations", expectations),
         ("--hypothesis-profile", profile),
         ("--hypothesis-seed", seed),
-        ("-n", workers),
+        ("--numprocesses", workers),
         ("--repro-dir", repro_dir),
         ("--record", record),
         ("--call-timeout", call_timeout),
         ("--timeout-multiplier", timeout_multiplier),
     ]
-    args = [part for flag, value in named if value is not None for part in (flag, str(value))]
-    for law in laws:
-        args += ["--law", law]
-    return [*args, *options]
+    args = [f"{flag}={value}" for flag, value in named if value is not None]
+    return [*args, *(f"--law={law}" for law in laws), *options]
 
 
 def pytest_args(
@@ -156,7 +156,9 @@ def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
     parser.add_argument("--dialects", help="comma-separated dialects (default: all it has)")
     parser.add_argument("--deliveries", help="stream and/or whole (default: all it offers)")
     parser.add_argument("--hypothesis-profile", dest="profile", help="ci, dev or thorough")
-    parser.add_argument("-n", dest="workers", help="pytest-xdist workers (a number or auto)")
+    parser.add_argument(
+        "-n", "--numprocesses", dest="workers", help="pytest-xdist workers (a number or auto)"
+    )
 
 
 def run_from_cli(args: argparse.Namespace, rest: Sequence[str]) -> int:

@@ -32,18 +32,12 @@ def test_options_keep_the_plugins_spelling_and_leave_unset_ones_to_it() -> None:
         options=["-x"],
     )
     assert args == [
-        "--impl",
-        "pkg.mod:impl",
-        "--results",
-        "out.jsonl",
-        "--hypothesis-profile",
-        "ci",
-        "-n",
-        "2",
-        "--law",
-        "run.no-history",
-        "--law",
-        "hosting.",
+        "--impl=pkg.mod:impl",
+        "--results=out.jsonl",
+        "--hypothesis-profile=ci",
+        "--numprocesses=2",
+        "--law=run.no-history",
+        "--law=hosting.",
         "-x",
     ]
     assert conformance.run_options() == []
@@ -53,7 +47,7 @@ def test_the_pytest_command_line_loads_the_plugin_and_collects_the_laws() -> Non
     args = conformance.pytest_args(dialects="openai-chat", select=["conformance.laws.test_run"])
     assert args[:2] == ["-p", "conformance.runner.plugin"]
     assert args[-2:] == ["--pyargs", "conformance.laws.test_run"]
-    assert args[args.index("--dialects") + 1] == "openai-chat"
+    assert "--dialects=openai-chat" in args
     assert conformance.pytest_args()[-2:] == ["--pyargs", "conformance.laws"]
 
 
