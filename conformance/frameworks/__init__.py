@@ -1,8 +1,8 @@
 """Adapters that drive third-party agent frameworks through the conformance suite, and
-the adapter kit (`conformance.adapters.kit`, re-exported here) any Python adapter may use.
+the adapter kit (`conformance.frameworks.kit`, re-exported here) any Python adapter may use.
 
 Each framework module here imports its framework, so none is imported from this package:
-load one with `--impl conformance.adapters.<module>:implementation` after installing its extra
+load one with `--impl conformance.frameworks.<module>:implementation` after installing its extra
 (`pip install "turnlaw[pydantic-ai]"`, `[openai-agents]`, `[langgraph]`). The nox
 sessions `thirdparty-<module>` install the pinned framework and run the suite with the
 framework's expectation manifest (expectations/<name>.toml).

@@ -1,6 +1,6 @@
 """The suite's adapter for openai-agents (the OpenAI Agents SDK).
 
-Load it with `--impl conformance.adapters.openai_agents:implementation`; the SDK is
+Load it with `--impl conformance.frameworks.openai_agents:implementation`; the SDK is
 imported only then, and `nox -s thirdparty-openai_agents` runs it with
 expectations/openai-agents.toml, which pins the release it describes. It translates, it
 never repairs: each suite call becomes a call of the SDK's own API, every refusal the

@@ -1,4 +1,4 @@
-"""The adapter kit: what Python adapters do alike, for yours too (`conformance.adapters.kit`).
+"""The adapter kit: what Python adapters do alike, for yours too (`conformance.frameworks.kit`).
 
 - `openai_client(spec)`, `anthropic_client(spec)`, `openai_http()`: the official SDK
   clients (or the HTTP client under one) pointed at the fake the spec names, trusting

@@ -1,6 +1,6 @@
 """pydantic-ai (`pydantic-ai-slim[openai]`, pinned to 2.68.0) under the conformance suite.
 
-`--impl conformance.adapters.pydantic_ai:implementation`; `nox -s thirdparty-pydantic_ai`
+`--impl conformance.frameworks.pydantic_ai:implementation`; `nox -s thirdparty-pydantic_ai`
 runs it with expectations/pydantic-ai.toml; examples/thirdparty/pydantic_ai_*.py reproduce
 three of its four FAILs with pydantic-ai alone. It translates and never repairs: the only Refused it
 raises are pydantic-ai's own errors renamed (ConcurrencyLimitExceeded -> run_in_flight, the
@@ -88,7 +88,7 @@ try:
     import pydantic_ai  # noqa: F401
 except ImportError as missing:
     raise ImportError(
-        'conformance.adapters.pydantic_ai needs pydantic-ai: pip install "turnlaw[pydantic-ai]" '
+        'conformance.frameworks.pydantic_ai needs pydantic-ai: pip install "turnlaw[pydantic-ai]" '
         "(or run nox -s thirdparty-pydantic_ai)"
     ) from missing
 

@@ -1,5 +1,5 @@
 """The conformance adapter for langgraph's prebuilt ReAct agent (`--impl
-conformance.adapters.langgraph:implementation`).
+conformance.frameworks.langgraph:implementation`).
 
 Pinned by expectations/langgraph.toml (`[framework]`) and observed with langgraph 1.2.24
 (langgraph-prebuilt 1.1.3, langgraph-checkpoint 4.3.2), langgraph-checkpoint-sqlite 3.1.2,
