@@ -36,7 +36,7 @@ THIRDPARTY = {
     "langgraph": "langgraph",
     "letta_code": "letta",
 }
-"""Adapter module in conformance/adapters -> its pyproject extra, manifest and matrix column."""
+"""Adapter module in conformance/frameworks -> its pyproject extra, manifest and matrix column."""
 TYPED_WITH = ("pydantic-ai", "openai-agents", "langgraph")
 """The extras mypy needs installed to check their adapters (Letta Code is a CLI the adapter
 drives over pipes: nothing of it is imported, so its 280 MB stay out of the lint venv)."""
@@ -104,7 +104,7 @@ def conformance(session: nox.Session) -> None:
 
 def _thirdparty(module: str, name: str) -> None:
     def run(session: nox.Session) -> None:
-        adapter = Path("conformance/adapters") / module
+        adapter = Path("conformance/frameworks") / module
         if not (adapter.with_suffix(".py").exists() or (adapter / "__init__.py").exists()):
             session.error(f"{adapter} does not exist: the {name} adapter is not written yet")
         session.install("-e", f".[test,{name}]")
@@ -115,7 +115,7 @@ def _thirdparty(module: str, name: str) -> None:
             "--hypothesis-profile=ci",
             "-q",
             "--impl",
-            f"conformance.adapters.{module}:implementation",
+            f"conformance.frameworks.{module}:implementation",
             # FILE after `=`: a separate argument naming a file that exists is also read by
             # pytest as a path, and moves the rootdir
             f"--expectations=expectations/{name}.toml",

@@ -17,10 +17,10 @@ from syrupy.assertion import SnapshotAssertion
 
 PUBLIC_PACKAGES = [
     "conformance.adapter",
-    "conformance.adapters",
     "conformance.batteries",
     "conformance.catalog",
     "conformance.errors",
+    "conformance.frameworks",
     "conformance.hosting",
     "conformance.laws._kit",
     "conformance.redaction",
