@@ -134,7 +134,8 @@ def command(impl: str | None = None, **options: Unpack[RunOptions]) -> list[str]
 
 
 def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """`python -m conformance run`'s options: the common ones named, the rest pytest's."""
+    """`python -m conformance run`'s options: the common ones named (a path is handed on
+    as `--flag=value`, see `run_options`), the rest pytest's."""
     parser = commands.add_parser(
         "run",
         help="run the laws against an implementation (any other option goes to pytest)",
@@ -152,10 +153,13 @@ def add_run_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]
         help="run this law (repeatable); an id prefix ending in '.' runs a family, e.g. hosting.",
     )
     parser.add_argument("--results", type=Path, help="write the results JSONL here")
+    parser.add_argument("--report-md", type=Path, help="write the per-law Markdown report here")
     parser.add_argument("--expectations", type=Path, help="TOML manifest of expected failures")
     parser.add_argument("--dialects", help="comma-separated dialects (default: all it has)")
     parser.add_argument("--deliveries", help="stream and/or whole (default: all it offers)")
     parser.add_argument("--hypothesis-profile", dest="profile", help="ci, dev or thorough")
+    parser.add_argument("--repro-dir", type=Path, help="write failing tests' repro files here")
+    parser.add_argument("--record", type=Path, help="write each test's wire recording here")
     parser.add_argument(
         "-n", "--numprocesses", dest="workers", help="pytest-xdist workers (a number or auto)"
     )
@@ -166,6 +170,9 @@ def run_from_cli(args: argparse.Namespace, rest: Sequence[str]) -> int:
         args.impl,
         laws=args.laws,
         results=args.results,
+        report_md=args.report_md,
+        repro_dir=args.repro_dir,
+        record=args.record,
         expectations=args.expectations,
         dialects=args.dialects,
         deliveries=args.deliveries,
