@@ -192,7 +192,8 @@ def beside_openai2(session: nox.Session) -> None:
     session.run(*suite, "--impl", "examples.beside_openai2.adapter:implementation")
     reference = Path(session.create_tmp()) / "reference-env"
     python = _environment_with_the_reference(session, reference)
-    stdio = ["--impl", f"cmd:{python} -m reference_impl.stdio_adapter"]
+    # every message both ways checked against the protocol's models
+    stdio = ["--impl", f"cmd:{python} -m reference_impl.stdio_adapter", "--validate-protocol"]
     # Every agent law through stdio; the hosting and session laws (host processes,
     # backends and sessions) in one dialect and delivery: what they add here is the host
     # and session doors over JSON lines, which do not vary by dialect (the conformance
