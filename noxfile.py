@@ -74,7 +74,7 @@ def rogues(session: nox.Session) -> None:
 def mutants(session: nox.Session) -> None:
     """The mutant run: the suite against every mutant of reference_impl/ (tests/mutants/).
 
-    Long (a suite run per mutant, most of an hour on two cores), so not in the default
+    Long (a suite run per mutant), so not in the default
     set. Arguments go to `python -m tests.mutants` (`--only ID ...`, `--workers N`,
     `--write` rewrites docs/mutants.md).
     """
@@ -296,8 +296,7 @@ def benchmarks(session: nox.Session) -> None:
     own rows (`python -m benchmarks.conformance_run`): collection, the harness floor (with
     what pytest alone costs for as many empty tests), the agent laws, every law, the kill
     run and the five slowest laws, each in seconds and as a ratio to a floor timed in the
-    same run. The long rows (agent, every law, kill) get one round: together about half
-    an hour on two cores today."""
+    same run. The long rows (agent, every law, kill) get one round."""
     session.install("-e", ".[test]")
     session.run("python", "-m", "benchmarks", *session.posargs)
     session.run("python", "-m", "benchmarks.conformance_run")

@@ -22,9 +22,9 @@ from tests.suite_args import SUITE_COMMAND
 
 SUITE = [*SUITE_COMMAND, "--dialects", "openai-chat", "--deliveries", "stream"]
 RUN_TIMEOUT = 720
-"""Seconds one whole run may take: side by side on a loaded 2-core machine a run was
-216 s before the session laws, which add some 70 s more (their backends and sessions
-are real sockets, and their kill cases real processes)."""
+"""Seconds one whole run may take: two runs side by side on a loaded machine, the
+session laws among them (their backends and sessions are real sockets, and their kill
+cases real processes)."""
 
 
 def per_test(results: ResultsFile) -> dict[tuple[str, str], Outcome]:
