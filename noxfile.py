@@ -75,7 +75,7 @@ def rogues(session: nox.Session) -> None:
 def mutants(session: nox.Session) -> None:
     """The mutant run: the suite against every mutant of reference_impl/ (tests/mutants/).
 
-    Long (a suite run per mutant, most of an hour on two cores), so not in the default
+    Long (a suite run per mutant), so not in the default
     set. Arguments go to `python -m tests.mutants` (`--only ID ...`, `--workers N`,
     `--write` rewrites docs/mutants.md).
     """
@@ -288,11 +288,10 @@ def sessions(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def benchmarks(session: nox.Session) -> None:
     """Cost of the fake against bare baselines, side by side, as ratios; then the suite's
-    own rows (`python -m benchmarks.conformance_run`): collection, the harness floor (with
-    what pytest alone costs for as many empty tests), the agent laws, every law, the kill
-    run and the five slowest laws, each in seconds and as a ratio to a floor timed in the
-    same run. The long rows (agent, every law, kill) get one round: together about half
-    an hour on two cores today."""
+    own rows (`python -m benchmarks.conformance_run`): collection, the harness floor, the
+    agent laws, every law, the kill run, the host launcher and the five slowest laws, each
+    in seconds and as a ratio to a floor timed in the same run. The long rows (agent,
+    every law, kill) get one round."""
     session.install("-e", ".[test]")
     session.run("python", "-m", "benchmarks", *session.posargs)
     session.run("python", "-m", "benchmarks.conformance_run")
