@@ -17,11 +17,13 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Unpack
+
+import conformance
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-SUITE = [*PYTEST, "-p", "conformance.runner.plugin", "--hypothesis-profile=ci"]
-"""The suite's command line (`-p no:cacheprovider`: a benchmark leaves no cache behind)."""
+"""pytest in a fresh process (`-p no:cacheprovider`: a benchmark leaves no cache behind)."""
 FLOOR_IMPL = "benchmarks.trivial_impl:implementation"
 FLOOR_DIALECT = "openai-chat"
 FAILING_IMPL = "benchmarks.failing_impl:implementation"
@@ -101,10 +103,20 @@ COLLECTED = r"(\d+)(?:/\d+)? tests? collected"
 (33 deselected)", whose first number is what runs."""
 
 
+def suite(
+    *select: str, impl: str | None = None, **run: Unpack[conformance.RunOptions]
+) -> list[str]:
+    """A conformance run of `select` (default: every law), in the `ci` profile unless
+    told, spelled by conformance.pytest_args."""
+    run.setdefault("profile", "ci")
+    if select:
+        return [*PYTEST, *conformance.pytest_args(impl, select=select, **run)]
+    return [*PYTEST, *conformance.pytest_args(impl, **run)]
+
+
 def floor_argv() -> list[str]:
     """The harness floor's command: the agent laws against the trivial runtime."""
-    floor = [*SUITE, "--impl", FLOOR_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs"]
-    return floor + agent_modules()
+    return suite(*agent_modules(), impl=FLOOR_IMPL, dialects=FLOOR_DIALECT)
 
 
 def runs(scratch: Path) -> dict[str, Run]:
@@ -116,30 +128,35 @@ def runs(scratch: Path) -> dict[str, Run]:
     bare = [*PYTEST, "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
     floor = floor_argv()
     agent = agent_modules()
-    failing = [*SUITE, "--impl", FAILING_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs", *agent]
-    servers = [*SUITE, "--dialects", FLOOR_DIALECT, "--pyargs", *server_modules()]
+    servers = server_modules()
     found: dict[str, Run] = {
         "pytest start": Run(
             [*bare, "--collect-only", str(empty)], frozenset({5}), "no tests collected"
         ),
         # red too: the plugin counts every collected test as never reported
-        "collection": Run(
-            [*SUITE, "--collect-only", "--pyargs", "conformance.laws"], frozenset({0, 1}), COLLECTED
-        ),
+        "collection": Run(suite(options=["--collect-only"]), frozenset({0, 1}), COLLECTED),
         "harness floor": Run(floor),
         # the same on a new checkout: bytecode and Hypothesis's tables built as it goes
         "harness floor, fresh": Run(floor, fresh=True),
-        "agent": Run([*SUITE, "--pyargs", *agent_modules()]),
-        "all": Run(
-            [*SUITE, "--results", str(scratch / "all.jsonl"), "--pyargs", "conformance.laws"]
-        ),
+        "agent": Run(suite(*agent)),
+        "all": Run(suite(results=scratch / "all.jsonl")),
         # the agent laws on one dialect, against the reference, then against a runtime
         # failing a dozen of them (found and shrunk by Hypothesis), as the suite shrinks
         # by default and as it shrinks when asked to go all the way
-        "agent, one dialect": Run([*SUITE, "--dialects", FLOOR_DIALECT, "--pyargs", *agent]),
-        "failing runtime": Run(failing, frozenset({1}), FAIL_LINE, FAILING_LAWS),
+        "agent, one dialect": Run(suite(*agent, dialects=FLOOR_DIALECT)),
+        "failing runtime": Run(
+            suite(*agent, impl=FAILING_IMPL, dialects=FLOOR_DIALECT),
+            frozenset({1}),
+            FAIL_LINE,
+            FAILING_LAWS,
+        ),
         "failing runtime, full shrink": Run(
-            [*SUITE, "--shrink-budget", "full", *failing[len(SUITE) :]],
+            suite(
+                *agent,
+                impl=FAILING_IMPL,
+                dialects=FLOOR_DIALECT,
+                options=["--shrink-budget", "full"],
+            ),
             frozenset({1}),
             FAIL_LINE,
             FAILING_LAWS,
@@ -147,11 +164,13 @@ def runs(scratch: Path) -> dict[str, Run]:
         # the laws that start processes, their hosts forked from the warm launcher (the
         # default), started as new interpreters, and forked from a launcher that skipped
         # the SDK warm-up: what the launcher and the warm-up each save
-        "hosts, launcher": Run(servers),
-        "hosts, plain start": Run(servers, env=(("TURNLAW_FORK_LAUNCH", "0"),)),
-        "hosts, no warm-up": Run([*SUITE, "-p", UNWARMED, *servers[len(SUITE) :]]),
+        "hosts, launcher": Run(suite(*servers, dialects=FLOOR_DIALECT)),
+        "hosts, plain start": Run(
+            suite(*servers, dialects=FLOOR_DIALECT), env=(("TURNLAW_FORK_LAUNCH", "0"),)
+        ),
+        "hosts, no warm-up": Run(suite(*servers, dialects=FLOOR_DIALECT, options=["-p", UNWARMED])),
         # the same with pytest-xdist, as `nox -s conformance` runs it (-n auto) on 2 cores
-        "all, -n 2": Run([*SUITE, "-n", "2", "--pyargs", "conformance.laws"]),
+        "all, -n 2": Run(suite(workers=2)),
         # without --write the kill run only reads docs/kill-matrix.md: exit 1 when the run
         # is red or the doc stale, which the row reports rather than discards
         "kill": Run(
