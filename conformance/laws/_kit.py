@@ -98,6 +98,9 @@ from ..wire import (
 )
 from ..wire.ir import Dialect
 from ..wire.script import Step
+from ._hosting_kit import BOOKED, CONTINUES, OTHER, REPLIES, answered, fresh, request_for
+from ._machine_kit import LawMachine, explore
+from ._refusal_kit import DOORS, attempt, door_call, judge_refusals, skip_cell_without
 from ._session_kit import (
     DEFAULT_CONVERSATION,
     EITHER_ID,
@@ -382,12 +385,17 @@ def numbered_calls(exchanges: Sequence[Exchange]) -> list[Any]:
 
 __all__ = [
     "BOOK",
+    "BOOKED",
+    "CONTINUES",
     "DEFAULT_CONVERSATION",
+    "DOORS",
     "EITHER_ID",
     "FAKE_KEY",
     "NEW_CONVERSATION",
     "NOT_APPLICABLE_PREFIX",
     "ONE_RESULT",
+    "OTHER",
+    "REPLIES",
     "RUN_EVENTS",
     "SAFE_AGENT_ID_PATTERN",
     "SYSTEM",
@@ -420,6 +428,7 @@ __all__ = [
     "HostUnreachable",
     "IdentitySpec",
     "Implementation",
+    "LawMachine",
     "LawViolation",
     "MintedValues",
     "NotTheWire",
@@ -459,7 +468,9 @@ __all__ = [
     "agent_id_fits",
     "answer_attempts",
     "answer_of",
+    "answered",
     "assert_said",
+    "attempt",
     "calling",
     "case_needs",
     "consultations",
@@ -468,11 +479,15 @@ __all__ = [
     "declared_agent_id_pattern",
     "declares",
     "describe",
+    "door_call",
+    "explore",
     "final_text_problem",
     "first_carrying",
+    "fresh",
     "has_next_turn",
     "holds_output",
     "holds_outputs",
+    "judge_refusals",
     "kinds_for",
     "last_carrying",
     "last_said",
@@ -490,11 +505,13 @@ __all__ = [
     "premise",
     "refused",
     "reproducing",
+    "request_for",
     "requests_carrying",
     "results_in",
     "roundtrip",
     "run_id_problems",
     "shown_anywhere",
+    "skip_cell_without",
     "strings_in",
     "take_turn",
     "text",

@@ -12,46 +12,36 @@ session waits its turn and is never refused.
 from __future__ import annotations
 
 import asyncio
-import itertools
 
 import pytest
 
 from ._kit import (
+    CONTINUES,
     UNANSWERED,
     Fault,
     Hold,
     HostFactory,
     HostOutcome,
     HostReply,
-    RequestIR,
     ScriptedProvider,
     assert_said,
     describe,
+    fresh,
     newest_is,
     premise,
     refused,
+    request_for,
     strings_in,
     text,
 )
 
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 REFUSED_WITHIN = 10.0
 """Seconds a refused request may take: a refusal comes before anything is sent, so a
 request that has not answered by then is waiting for the held turn, not refused."""
 SETTLE = 0.5
 """Seconds between starting queued requests, so they reach the host in the order sent."""
-
-_ids = itertools.count(1)
-
-
-def fresh(label: str) -> str:
-    return f"{label}-{next(_ids)}"
-
-
-def request_for(fake: ScriptedProvider, message: str) -> RequestIR | None:
-    return next((r for r in fake.wire.requests if r.user_texts()[-1:] == [message]), None)
 
 
 async def finish(task: asyncio.Task[HostReply], hold: Hold) -> HostReply:

@@ -19,6 +19,10 @@ import pytest
 
 from ._kit import (
     BOOK,
+    BOOKED,
+    CONTINUES,
+    OTHER,
+    REPLIES,
     SYSTEM,
     THREE,
     UNANSWERED,
@@ -44,19 +48,14 @@ from ._kit import (
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 LAW = "hosting.through-continue-from"
-BOOKED = "Booked: a table for two on Friday."
 UPDATED = "Done: a table for three."
-OTHER = "What time do you open?"
 OPENS = "We open at noon."
 LATER = "And add a high chair."
 ADDED = "High chair added."
 FAILING = "Check the other order too."
 OUTLASTS_RETRIES = 16
 """Faults scripted for the failing turn: more than any SDK's default retries."""
-
-REPLIES = {False: "JSON", True: "streamed"}
 
 
 def answered(reply: HostReply, answer: str, what: str) -> None:

@@ -10,12 +10,12 @@ around with a second HTTP request.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import pytest
 
 from ._kit import (
+    CONTINUES,
     UNANSWERED,
     Fault,
     HostClient,
@@ -26,6 +26,7 @@ from ._kit import (
     ScriptedProvider,
     assert_said,
     describe,
+    fresh,
     premise,
     strings_in,
     text,
@@ -34,18 +35,11 @@ from ._kit import (
 
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 REFUND = "Refund order 7."
 QUESTION = "Refund order 7 for 40 EUR?"
 MEANWHILE = "Never mind, book me a table instead."
 DECISION = "yes, refund it"
 ASK = tool_call("ask_person", {"question": QUESTION})
-
-_ids = itertools.count(1)
-
-
-def fresh() -> str:
-    return f"paused-{next(_ids)}"
 
 
 def asked_in(reply: HostReply) -> str:
@@ -94,7 +88,7 @@ async def test_a_pause_survives_a_message_and_a_restart_and_the_decision_is_its_
 ) -> None:
     fake.script([ASK, text("Refunded.")])
     host = await new_host(tools=("ask_person",))
-    session_id = fresh()
+    session_id = fresh("paused")
     paused = await pause(host.caller(), session_id)
     await refused_meanwhile(fake, host.caller(), session_id)
     stored = await host.caller().read_session(session_id)  # None: the restart shows it
@@ -128,7 +122,7 @@ async def test_a_streamed_pause_is_an_awaiting_event_and_a_decision_resumes_it(
 ) -> None:
     fake.script([ASK, text("Refunded."), text("Anything else?")])
     host = await new_host(tools=("ask_person",))
-    session_id = fresh()
+    session_id = fresh("paused")
     paused = await pause(host.caller(), session_id, stream=True)
     resumed = await host.caller().decide(DECISION, session_id=session_id, stream=True)
     assert resumed.output == "Refunded.", (
@@ -159,7 +153,7 @@ async def test_a_decision_with_nothing_paused_is_refused_before_the_model(
         fake.script([text("Booked.")])
     host = await new_host(tools=("ask_person",))
     caller = host.caller()
-    session_id = fresh()
+    session_id = fresh("paused")
     if before == "an answered turn":
         opened = await caller.send("Book me a table.", session_id=session_id)
         premise(CONTINUES, opened.answered, f"the first turn was {describe(opened)}")
@@ -206,7 +200,7 @@ async def test_a_pause_in_one_session_refuses_no_other_session(
     let one session's pause refuse (or be answered by) another session's turn."""
     fake.script([ASK, text("Booked."), text("Refunded.")])
     host = await new_host(tools=("ask_person",))
-    paused_id, other_id = fresh(), fresh()
+    paused_id, other_id = fresh("paused"), fresh("paused")
     paused = await pause(host.caller(), paused_id)
     other = await host.caller().send("Book me a table.", session_id=other_id)
     assert other.answered and other.output == "Booked.", (
@@ -244,7 +238,7 @@ async def test_a_decision_whose_run_fails_leaves_the_question_owed(
     )
     fake.script([ASK, text("Refunded.")])
     host = await new_host(tools=("ask_person",))
-    session_id = fresh()
+    session_id = fresh("paused")
     paused = await pause(host.caller(), session_id)
     failed = await host.caller().decide(failing, session_id=session_id)
     premise(

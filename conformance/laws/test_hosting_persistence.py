@@ -18,14 +18,16 @@ import pytest
 
 from ._kit import (
     BOOK,
+    BOOKED,
+    CONTINUES,
+    REPLIES,
     SYSTEM,
     THREE,
     Hold,
     HostFactory,
-    HostReply,
     LawViolation,
     ScriptedProvider,
-    describe,
+    answered,
     premise,
     strings_in,
     text,
@@ -35,21 +37,9 @@ from ._kit import (
 pytestmark = pytest.mark.asyncio
 
 LAW = "hosting.persists-before-reply"
-CONTINUES = "hosting.session-continues"
-BOOKED = "Booked: a table for two on Friday."
 UPDATED = "Done: a table for three."
 KILLS = 3
 """Held kills in one test: each is a fresh chance for a host that writes half a turn."""
-
-REPLIES = {False: "JSON", True: "streamed"}
-
-
-def answered(reply: HostReply, answer: str, what: str) -> None:
-    premise(
-        CONTINUES,
-        reply.answered and reply.output == answer,
-        f"{what} was {describe(reply)}, not answered {answer!r}",
-    )
 
 
 @pytest.mark.law("hosting.persists-before-reply")

@@ -15,16 +15,18 @@ import pytest
 
 from ._kit import (
     BOOK,
+    BOOKED,
+    CONTINUES,
+    OTHER,
     SYSTEM,
     THREE,
     UNANSWERED,
     HostClient,
     HostFactory,
     HostOutcome,
-    HostReply,
     ScriptedProvider,
+    answered,
     assert_said,
-    describe,
     premise,
     strings_in,
     text,
@@ -34,20 +36,9 @@ from ._kit import (
 pytestmark = pytest.mark.asyncio
 
 LAW = "hosting.unreadable-is-not-absent"
-CONTINUES = "hosting.session-continues"
 PERSISTS = "hosting.persists-before-reply"
-BOOKED = "Booked: a table for two on Friday."
 KEPT = "Your other booking is unchanged."
 FRESH = "Hello, how can I help?"
-OTHER = "What time do you open?"
-
-
-def answered(reply: HostReply, answer: str, what: str) -> None:
-    premise(
-        CONTINUES,
-        reply.answered and reply.output == answer,
-        f"{what} was {describe(reply)}, not answered {answer!r}",
-    )
 
 
 async def read_back(caller: HostClient, session: str, when: str) -> None:
