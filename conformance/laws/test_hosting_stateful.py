@@ -20,29 +20,24 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 import pytest
-from hypothesis import note, settings
 from hypothesis import strategies as st
-from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 
 from ._kit import (
     HostFactory,
+    LawMachine,
     LawViolation,
     RunningHost,
     ScriptedProvider,
     describe,
-    off_the_loop,
-    reproducing,
+    explore,
     text,
 )
 
@@ -58,7 +53,6 @@ STEP_TIMEOUT = 30.0
 """Seconds one request may take before the step fails (a hung host)."""
 
 Turns = tuple[tuple[str, str], ...]
-T = TypeVar("T")
 _MACHINES = itertools.count(1)
 
 
@@ -75,33 +69,18 @@ def sessions(
         violations.append(LawViolation(LAW, message))
         return violations[-1]
 
-    def wait(coro: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
-        try:
-            return future.result(timeout=STEP_TIMEOUT)
-        finally:
-            future.cancel()
-
-    class Sessions(RuleBasedStateMachine):
+    class Sessions(LawMachine):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(loop, STEP_TIMEOUT)
             self.name = f"machine-{next(_MACHINES)}"
             self.caller = host.caller()
             self.held: list[Turns] = []  # per session: the completed turns, the law's model
             self.answers = 0
-            self.step = 0
 
         @initialize(count=st.integers(min_value=2, max_value=4))
         def open_sessions(self, count: int) -> None:
             self.held = [() for _ in range(count)]
             self.say(f"{count} fresh sessions on the one host")
-
-        def say(self, line: str) -> str:
-            self.step += 1
-            where = f"step {self.step}"
-            if currently_in_test_context():
-                note(f"{where}: {line}")
-            return where
 
         def session_id(self, index: int) -> str:
             return f"{self.name}-session-{index}"
@@ -122,7 +101,9 @@ def sessions(
                 [text(answer)], when=lambda _request: not script.exhausted, allow_unused=True
             )
             before = len(fake.wire.requests)
-            reply = wait(self.caller.send(msg, session_id=self.session_id(index), stream=stream))
+            reply = self.wait(
+                self.caller.send(msg, session_id=self.session_id(index), stream=stream)
+            )
             requests = fake.wire.requests
             if len(requests) != before + 1:
                 raise violated(
@@ -150,21 +131,7 @@ async def test_any_interleaving_of_sessions_shows_each_request_only_its_own_conv
 ) -> None:
     host = await new_host()
     violations: list[LawViolation] = []
-    # On `python -m conformance replay`, the stored shrunk example is played instead.
-    machine = reproducing(sessions(fake, host, asyncio.get_running_loop(), violations))
-    # The profile decides how many interleavings; each is short, since a bleed or a lost
-    # turn shows within a few turns over two sessions and shrinking needs few steps.
-    profile = settings.default
-    examples = profile.max_examples if profile is not None else 8
-    chosen = settings(stateful_step_count=6, max_examples=examples, report_multiple_bugs=False)
-    try:
-        await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
-    except LawViolation:
-        raise
-    except Exception as error:
-        # A host whose state outlives a session (the very bug) makes examples depend on
-        # the ones before, so Hypothesis's replay of a failure may not fail again and it
-        # reports its own flakiness instead: the violation a step saw is the evidence.
-        if violations:
-            raise violations[0] from error
-        raise
+    machine = sessions(fake, host, asyncio.get_running_loop(), violations)
+    # Each interleaving is short: a bleed or a lost turn shows within a few turns over two
+    # sessions, and shrinking needs few steps.
+    await explore(machine, steps=6, violations=violations)

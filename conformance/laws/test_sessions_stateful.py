@@ -44,15 +44,13 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import pytest
-from hypothesis import note, settings
+from hypothesis import note
 from hypothesis import strategies as st
-from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 
 from ._kit import (
@@ -61,6 +59,7 @@ from ._kit import (
     Capability,
     Hold,
     Implementation,
+    LawMachine,
     LawViolation,
     PremiseNotMet,
     RefusalKind,
@@ -75,11 +74,10 @@ from ._kit import (
     answer_of,
     conversation_shown,
     declares,
+    explore,
     final_text_problem,
     first_carrying,
     last_user_carries,
-    off_the_loop,
-    reproducing,
     run_id_problems,
     text,
     words,
@@ -164,19 +162,9 @@ def programs(
         if judged is None:
             noted.append(LawViolation(law, message))
 
-    async def awaited(step: Awaitable[T]) -> T:
-        return await step
-
-    def wait(step: Awaitable[T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(awaited(step), loop)
-        try:
-            return future.result(timeout=STEP_TIMEOUT)
-        finally:
-            future.cancel()
-
-    class SessionPrograms(RuleBasedStateMachine):
+    class SessionPrograms(LawMachine):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(loop, STEP_TIMEOUT)
             self.name = f"program-{next(_MACHINES)}"
             self.agents: list[str] = []
             self.conversations: list[Conversation] = []
@@ -185,19 +173,11 @@ def programs(
             self.replies: dict[str, list[str]] = {}
             """Per message, what the model answers requests for its turn, in order."""
             self.count = 0
-            self.step = 0
             self.live = True
             """False once the example is over: its scripts step aside even if a failing
             step left them unused, so the next example's requests get its own answers."""
 
         # -- bookkeeping -----------------------------------------------------------------
-
-        def say(self, line: str) -> str:
-            self.step += 1
-            where = f"step {self.step}"
-            if currently_in_test_context():
-                note(f"{where}: {line}")
-            return where
 
         def fresh(self, what: str) -> str:
             self.count += 1
@@ -238,7 +218,7 @@ def programs(
             )
 
         def opened(self, session: SessionUnderTest, conversation: Conversation, law: str) -> None:
-            ids = wait(session.ids())
+            ids = self.wait(session.ids())
             known = conversation.conversation_id
             if known is not None and ids.conversation_id != known:
                 raise violated(
@@ -256,7 +236,7 @@ def programs(
             """A step the law of `law` promises works: a refusal, or a held request that
             never arrives (the runtime did not send it), is that law's violation."""
             try:
-                return wait(step)
+                return self.wait(step)
             except Refused as refused:
                 raise violated(law, f"step {self.step}: {what} was refused: {refused}") from None
             except TimeoutError as error:
@@ -271,7 +251,7 @@ def programs(
         @precondition(lambda self: len(self.agents) < 2)
         @rule()
         def new_agent(self) -> None:
-            agent_id = wait(self.backend().create_agent(SessionAgentSpec()))
+            agent_id = self.wait(self.backend().create_agent(SessionAgentSpec()))
             self.agents.append(agent_id)
             index = len(self.agents) - 1
             self.conversations.append(Conversation(f"agent {index}'s default", index))
@@ -316,7 +296,7 @@ def programs(
         def close(self, data: st.DataObject) -> None:
             chosen = data.draw(st.sampled_from(self.open), "session")
             self.say(f"close the session on {chosen.conversation.key}")
-            wait(chosen.session.close())
+            self.wait(chosen.session.close())
             self.open.remove(chosen)
 
         # -- turns -------------------------------------------------------------------------
@@ -364,7 +344,7 @@ def programs(
             and showed exactly its conversation (judged under `shown_law`, if another law's
             statement decides what it shows); its result and runs are judged on the side.
             The messages the turn carried."""
-            stream_pass = wait(chosen.session.stream(wait=20.0))
+            stream_pass = self.wait(chosen.session.stream(wait=20.0))
             result = stream_pass.result
             if stream_pass.ended != "result" or result is None or not result.success:
                 raise violated(
@@ -514,8 +494,8 @@ def programs(
             self.sent.append(probe)
             self.answer(probe, self.fresh("answer"))
             try:
-                wait(chosen.session.send(probe))
-                after: StreamPass | None = wait(chosen.session.stream(wait=20.0))
+                self.wait(chosen.session.send(probe))
+                after: StreamPass | None = self.wait(chosen.session.stream(wait=20.0))
             except Refused:
                 after = None
             if after is not None and after.result is not None and after.result.success:
@@ -534,10 +514,10 @@ def programs(
             chosen = data.draw(st.sampled_from(self.open), "session")
             how = data.draw(st.sampled_from(hows), "how")
             where = self.say(f"break the idle session on {chosen.conversation.key} by {how}")
-            wait(chosen.session.break_connection(how))
+            self.wait(chosen.session.break_connection(how))
             self.open.remove(chosen)
             try:
-                wait(chosen.session.send(self.fresh("never sent")))
+                self.wait(chosen.session.send(self.fresh("never sent")))
             except Refused as refused:
                 if refused.kind is not RefusalKind.SESSION_UNUSABLE:
                     raise violated(
@@ -550,17 +530,17 @@ def programs(
                 # the conversations live on in the store, opened again.
                 for other in self.open:
                     try:
-                        wait(other.session.close())
+                        self.wait(other.session.close())
                     except Exception as error:  # a dead session may refuse even to close
                         note(f"closing a session of the killed runtime: {error!r}")
                 self.open.clear()
-                holder[0] = wait(new_backend(store=holder[0].store, killable=True))
+                holder[0] = self.wait(new_backend(store=holder[0].store, killable=True))
 
         def teardown(self) -> None:
             self.live = False
             for chosen in self.open:
                 try:
-                    wait(chosen.session.close())
+                    self.wait(chosen.session.close())
                 except Exception as error:
                     note(f"closing at teardown: {error!r}")
 
@@ -580,23 +560,10 @@ async def run_programs(
     violations: list[LawViolation] = []
     noted: list[LawViolation] = []
     loop = asyncio.get_running_loop()
-    # On `python -m conformance replay`, the stored shrunk example is played instead.
-    machine = reproducing(
-        programs(fake, holder, new_backend, implementation, loop, violations, noted, aborts=aborts)
+    machine = programs(
+        fake, holder, new_backend, implementation, loop, violations, noted, aborts=aborts
     )
-    profile = settings.default
-    examples = profile.max_examples if profile is not None else 8
-    chosen = settings(stateful_step_count=steps, max_examples=examples, report_multiple_bugs=False)
-    try:
-        await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
-    except LawViolation:
-        raise
-    except Exception as error:
-        # A runtime whose state outlives an example (the very bug) makes examples depend
-        # on the ones before, so a replay may not fail again: the violation is the evidence.
-        if violations:
-            raise violations[0] from error
-        raise
+    await explore(machine, steps=steps, violations=violations)
     if noted:
         raise noted[0]
 
