@@ -12,7 +12,6 @@ its own law, so a runtime refusing with another kind fails only that, and says w
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 
 import pytest
 
@@ -30,6 +29,7 @@ from ._kit import (
     RunOutcome,
     ScriptedProvider,
     answer_attempts,
+    answers_to,
     attempt,
     declares,
     door_call,
@@ -210,11 +210,6 @@ async def test_every_door_with_a_question_pending_is_refused_as_one(
 ) -> None:
     cell = (receiver, door, source, message)
     await judge_cell(fake, new_agent, implementation, cell, kind=True)
-
-
-def answers_to(request: RequestIR) -> Counter[str]:
-    """How many tool results each call id got in one request."""
-    return Counter(m.tool_call_id or "" for m in request.messages if m.role == "tool")
 
 
 @pytest.mark.law("pending.resume-continues")
