@@ -1,15 +1,7 @@
 """What a failed run hands back is where a restart begins: it keeps the work that ran.
 
-The seed's third door continues "any conversation you hand it … a server, a queue
-worker, anything that restarts". A worker whose run failed after its tools ran restarts
-from the checkpoint the failure handed back: if it kept the tool rounds (each call with
-its result), the restart goes on after them; if it dropped them, the model is asked for
-the same calls again and every tool runs twice. A run that failed before the model
-answered anything hands back nothing a restart would show as a message nobody answered.
-
-test_failure.py judges the rest of the law: a handed-back checkpoint is well formed,
-carries no half-streamed text and keeps the completed runs before the failure. A runtime
-that hands back no checkpoint is NOT_APPLICABLE here, as there.
+A worker restarts from the checkpoint a failure handed back: if it dropped the tool rounds
+that ran, the model is asked for the same calls again and every tool runs twice.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Failure paths are laws too: what each door leaves behind when a run fails.
 
-The seed names the doors by what they continue: `followUp` continues "this instance's
-last completed run", and is sugar for continuing `checkpoint()`. A run that failed did not
-complete, so neither door may continue it; a question a person still owes stays owed
-until it is answered or abandoned, whatever a failed `resume` did. Every failure is made
-by the fake (an HTTP 500 or 429 on every retry, a stream cut mid-answer or ended by an
-error event), and the wire is the evidence: nothing of the failed turn may reach the model
-later as if it had been answered.
-
-A tool that raises is judged by the same laws in test_failing_tool.py: there the runtime
-may answer the call with an error result or fail the run, and what follows is the law.
+A run that failed did not complete, so neither `follow_up` nor `checkpoint()` may continue
+it, and a question a person owes stays owed whatever a failed `resume` did: nothing of the
+failed turn may reach the model later as if it had been answered.
 """
 
 from __future__ import annotations

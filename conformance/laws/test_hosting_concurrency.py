@@ -1,12 +1,8 @@
 """Two requests at once, on the wire: one session's turns never overlap, sessions may.
 
-"Two overlapping runs both used to finish, both returning plausible answers, and the
-state afterwards belonged to whichever finished last". A served session has one turn at
-a time: under `reject` the second request is refused before anything reaches the model;
-under `enqueue` it runs after the first persisted and sees its answer. Across sessions
-the seed's answer is more agents: with `agentFactory` two sessions' turns are at the
-model at once, and neither sees the other's conversation; with one shared agent a second
-session waits its turn and is never refused.
+"Two overlapping runs both used to finish … and the state afterwards belonged to whichever
+finished last". So a served session has one turn at a time, refused (`reject`) or queued
+(`enqueue`); across sessions the seed's answer is more agents.
 """
 
 from __future__ import annotations

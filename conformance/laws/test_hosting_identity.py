@@ -1,11 +1,8 @@
 """A hosting session is a conversation: the served run's namespace is its session.
 
-"standingAgent passes the session id on every run and resume — so a served session gets
-durable per-user memory with no configuration at all." Two things follow on the wire. A
-tool the served run calls is told the session id, and no identity, since nobody named
-one (the namespace is synthesized from the session, and a synthesized one is never
-published). And memory recalls across the turns of one session, also after the host
-restarted (durable), and never into another session.
+"standingAgent passes the session id on every run and resume", so a tool is told the
+session id and no identity (nobody named one), and memory recalls across one session's
+turns, after a restart too, and never into another session.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A session id is caller data, never authentication.
 
 "authenticate the caller by your own means, then check they are allowed the session they
-claimed." With a verifier configured (`principals`: a bearer token names a principal), a
-turn without credentials is refused before the model; a session belongs to whoever
-opened it, and anybody else who claims it, by turn or by read, gets the answer a missing
-session gets, so an id cannot even be probed; and the run carries the principal, so tools
-and memory know whose turn it is.
+claimed": a turn without credentials is refused before the model, a session claimed by
+another principal answers as a missing one, and the run carries the principal.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """A paused run served as a question a later request can answer.
 
-"serves paused runs as a question a later request can answer": the pause is a 202 with
-the question; it is kept in the store (a message meanwhile is refused without calling the
-model, and a restart keeps it); a decision resumes it, on the same host or a restarted
-one, and reaches the model as the asking call's result. A host that runs the message
-anyway, or drops the question to make room for it, is a consent gate anyone can walk
-around with a second HTTP request.
+The pause is a 202 with the question, kept in the store; a message meanwhile is refused
+without calling the model, and a decision resumes it as the asking call's result. A host
+that lets a second request walk around the question is no consent gate.
 """
 
 from __future__ import annotations

@@ -1,19 +1,8 @@
 """Sessions as a state machine: any interleaving of turns over several sessions on one
 host shows each request exactly its own session's conversation.
 
-`Sessions` is a Hypothesis `RuleBasedStateMachine`. It keeps the law as a model: per
-session, the turns completed so far. Every `turn` rule sends one message to one of two to
-four sessions (as JSON or as a stream) and compares the one request the fake recorded
-with the model: that session's turns in order, each with its answer, then the new
-message. A host that lets one session's turns bleed into another, loses one, or reorders
-them shows it within a few steps, whichever session the bug needs first; Hypothesis
-shrinks a failure to the steps that show it.
-
-One host serves every example: a session id is caller data, so fresh ids on the same
-host are fresh conversations (each machine names its sessions after itself), and a host
-process per example would make the property cost seconds per example. Rules are
-synchronous and the caller is async, bound to the test's event loop: the machine runs in
-a worker thread and hands each coroutine to that loop (as test_stateful.py does).
+The machine keeps, per session, the turns completed so far, and compares every request
+with that model; Hypothesis shrinks a bleed, a lost turn or a reordering to its steps.
 """
 
 from __future__ import annotations
@@ -123,7 +112,7 @@ def sessions(
     return Sessions
 
 
-# A passing run takes seconds; shrinking a failure replays many examples on the one host.
+# Shrinking a failure replays many examples on the one host: more than the default time.
 @pytest.mark.law("hosting.session-continues")
 @pytest.mark.timeout(180)
 async def test_any_interleaving_of_sessions_shows_each_request_only_its_own_conversation(

@@ -1,12 +1,7 @@
 """A second run while one is in flight, as a table: every door at every moment of the first.
 
-One instance answers one turn at a time. A guard that only holds once the first request
-is parked at the fake is a guard with a gap, so the table is generated, not hand-picked:
-each door (`run`, `follow_up`, `run(continue_from=)`, `resume`) is tried at each moment
-of the first run (just started, its request held, its tool running, its answer streamed
-but the stream not ended). The core is what
-reaches the model (nothing) and the first run (intact); which refusal came is judged
-apart, so a runtime refusing with another kind fails that law alone, and says where.
+One instance answers one turn at a time: a turn tried while another is in flight reaches
+nothing of the model, is refused as a run in flight, and leaves the first run intact.
 """
 
 from __future__ import annotations

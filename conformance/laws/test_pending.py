@@ -1,12 +1,7 @@
 """A message while a person still owes an answer, as a table: every way out, every door.
 
-A paused run is unfinished work with a person on the other end, and a consent gate is
-only as good as its weakest door. So the table is generated: each way the conversation
-can leave the paused agent (the paused outcome's checkpoint, `checkpoint()` taken while
-paused, another agent after a store's JSON round-trip) / each door, / messages a guard
-might wave through (an empty message while paused is still a message). The core is the
-wire: nothing reaches the model that walks around the question. Which refusal came is
-its own law, so a runtime refusing with another kind fails only that, and says where.
+A paused run is unfinished work with a person on the other end: no door lets a new
+message reach the model around the question, and each refuses it as a pending question.
 """
 
 from __future__ import annotations

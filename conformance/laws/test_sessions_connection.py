@@ -1,23 +1,8 @@
 """A broken connection: the session is unusable, a new one resumes, nothing is replayed
 (seed 003, "Interruption and cleanup" and "Guarantees and non-guarantees").
 
-"A session whose connection closed unexpectedly **cannot be reused**. The stream emits an
-`error` followed by a failed `result`; call `resumeSession(conversationId)` to continue
-in a new session." The connection is broken the two ways it really breaks: `drop` (the
-client's connection dies, the runtime stays up) and `kill` (the runtime process is
-SIGKILLed; its backend is then opened again on the same store, as an operator restarts
-it), while idle and in the middle of a turn held at the fake. Core: the broken session
-refuses reuse with a typed refusal, and a session resumed by the conversation id goes on
-with the conversation. Detail: the pass that was open ends with an `error`, then a
-failed `result`.
-
-"The SDK does not replay events missed while disconnected. After resuming, reconcile with
-`listMessages()` or fetch a consolidated snapshot with `bootstrapState()`. If a connection
-fails after `send()` succeeded, do not blindly retry — the message may already have
-reached the runtime. Inspect the conversation history first." So the resumed session's
-first pass holds only its own turn's events, and the conversation's messages (and the
-snapshot, where the runtime offers one) list the message that reached the runtime before
-the break — with `drop`, its answer too, since the runtime finished the turn.
+"A session whose connection closed unexpectedly cannot be reused": it refuses reuse, a
+session resumed by the conversation id goes on, and its first pass replays nothing missed.
 """
 
 from __future__ import annotations

@@ -1,38 +1,8 @@
 """The session model as a state machine: any program of agents, sessions, turns, queued
 sends, aborts and broken connections shows every request exactly its conversation.
 
-`SessionPrograms` is a Hypothesis `RuleBasedStateMachine` keeping a model of the seed's
-agents and conversations: per conversation, the turns completed so far and the runs they
-named. Its rules create agents, open sessions (a new conversation, the agent's default by
-the agent id, a known conversation by its id), take turns, send one to three messages
-while a turn is held at the fake (queued), abort a held turn with one or two messages
-queued behind it, break an idle connection (drop, or kill the runtime and open the
-backend again on its store) and close sessions. Every answer the model gives is drawn:
-one line, several lines, or nothing at all. Every request the fake records is compared
-with the model: the conversation's completed history (a turn answered with nothing is
-still its message), then the new message(s). A violation is charged to the law whose
-statement the step exercised — how the session was opened (default, new, resumed by
-either id), a queued message, a session used after an abort or a break — and
-Hypothesis shrinks a failure to the steps that show it.
-
-Every pass the program reads is also judged, on the side, for the turn's result and
-runs: the result carries the turn's full final text, the events carry the runs the
-result lists, and no run is named by two turns of one conversation, whichever session or
-process played them (`turn.one-result`, `turn.run-ids`). Those violations do not stop
-the program, so the conversation laws stay judged to its end; the first is raised once
-every example ran clean of them.
-
-Messages queued during one turn may run as one turn (docs/sessions.md): a request may
-carry several of them, in the order sent. Once they were answered the conversation lists
-each once (none left shown as waiting).
-
-Open in the seed, so not judged: what a conversation shows of an aborted message (the
-model resynchronises from the next request, which may or may not carry it).
-
-One backend serves every example; each example makes its own agents, so examples share
-nothing a runtime could carry between them except the bug. Rules are synchronous and the
-backend is async, bound to the test's loop: the machine runs in a worker thread and
-hands each coroutine to that loop (as test_hosting_stateful.py does).
+The machine keeps the seed's agents and conversations as a model and compares every
+request with it; a violation is charged to the law whose statement the step exercised.
 """
 
 from __future__ import annotations
@@ -568,7 +538,7 @@ async def run_programs(
         raise noted[0]
 
 
-# A passing run takes seconds against the reference; a session may be a process of its own.
+# A session may be a process of its own, and shrinking replays many examples.
 @pytest.mark.law(
     "session.agent-has-default-conversation",
     "session.new-session-is-new-conversation",

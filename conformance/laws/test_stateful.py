@@ -1,34 +1,8 @@
 """The doors as a state machine: any sequence of runs, follow-ups, saved checkpoints and
 continuations shows the model exactly what a tiny model of the law predicts.
 
-`Doors` is a Hypothesis `RuleBasedStateMachine` with one rule per door. It keeps the law
-as a model (the conversation the agent holds, and the one each saved checkpoint holds):
-run starts from nothing, follow_up from the last completed conversation, continue_from
-from the checkpoint handed in (saved earlier, after a JSON round trip); every completed
-turn ends with its answer. After each rule it compares what the fake recorded with that
-model: one new request, showing exactly the predicted turns, answered as scripted.
-
-Why generated sequences find what the hand-written tests miss: some bugs only show after
-a particular order of doors, several steps in. A runtime whose `run(continue_from=...)`
-does not become the agent's current conversation looks right on every single call; it
-shows only when a follow-up comes after a continuation. A runtime whose follow_up always
-continues its *first* conversation needs a second turn before the follow-up. When a
-sequence of up to 12 steps fails, Hypothesis shrinks it and prints the steps as calls,
-each after a note of what the model should have been shown. The follow_up rule makes one
-to three follow-ups in a row: a bug that counts follow-ups needs several together, which
-uniform rule choice draws rarely (a rogue that drops the oldest exchange on the third
-follow-up after a continuation was found by 6 of 10 seeds with single follow-ups, 10 of
-10 with runs of them). That rogue (`tests/rogues/`) is found in the `ci` profile and
-shrunk to `run, continue_from_checkpoint, follow_up(times=3)`. `SEEDS` pins a few
-orders, so they run in every profile whatever the profile's examples happen to draw. A
-follow-up before any run is its own law's test (test_continuation.py), not a rule here:
-as a rule it charged five laws with one refusal.
-
-Each step judges one law (`DOOR_LAWS`, `SAVE_LAW`) and fails with a LawViolation naming
-it, so a failure is charged to that law, not to all four this test is marked with.
-
-Rules are synchronous and the adapter is async, with SDK clients bound to the test's
-event loop: so the machine runs in a worker thread and hands each coroutine to that loop.
+Some bugs show only after a particular order of doors, several steps in; each step
+judges one law (`DOOR_LAWS`, `SAVE_LAW`), so a failure is charged to that law alone.
 """
 
 from __future__ import annotations
@@ -277,8 +251,8 @@ def play(machine_class: type[RuleBasedStateMachine], seed: list[tuple[Any, ...]]
     "continue-from.any-conversation",
     "checkpoint.final-answer",
 )
-# A passing run takes seconds; shrinking a failure replays many examples, each with a new
-# agent, so it gets more time than the suite's default before pytest-timeout stops it.
+# Shrinking a failure replays many examples, each with a new agent: more than the
+# suite's default time before pytest-timeout stops it.
 @pytest.mark.timeout(180)
 async def test_every_door_shows_the_model_what_the_law_predicts(
     fake: ScriptedProvider, implementation: Implementation, dialect: Dialect
