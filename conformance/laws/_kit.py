@@ -181,6 +181,11 @@ COMPACTION_TRIGGERS = {
 """The compaction the folding laws ask for, by the trigger a runtime honours."""
 
 
+OUTLASTS_RETRIES = 16
+"""Faults scripted for a call the law makes fail: more than any SDK's default retries
+(the official SDKs retry 429 and 5xx twice)."""
+
+
 # --- premises and plain facts ----------------------------------------------------------
 
 
@@ -301,6 +306,7 @@ __all__ = [
     "NOT_APPLICABLE_PREFIX",
     "ONE_RESULT",
     "OTHER",
+    "OUTLASTS_RETRIES",
     "REPLIES",
     "RUN_EVENTS",
     "SAFE_AGENT_ID_PATTERN",

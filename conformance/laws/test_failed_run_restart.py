@@ -10,6 +10,7 @@ import pytest
 
 from ._kit import (
     NOT_APPLICABLE_PREFIX,
+    OUTLASTS_RETRIES,
     THREE,
     AgentFactory,
     Fault,
@@ -29,8 +30,6 @@ LAW = "failure.hands-back-last-good-checkpoint"
 FAILING = "Release the other table too."
 KEY = "other-table"
 """The service key the failing turn's tool call asks for (the fake counts its calls)."""
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing calls: more than any SDK's default retries."""
 
 
 @pytest.mark.law("failure.hands-back-last-good-checkpoint")

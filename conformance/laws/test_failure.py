@@ -14,6 +14,7 @@ import pytest
 from ._kit import (
     BOOK,
     NOT_APPLICABLE_PREFIX,
+    OUTLASTS_RETRIES,
     THREE,
     AgentFactory,
     AgentUnderTest,
@@ -46,10 +47,6 @@ FAILING = "Check the other order too."
 """The message of the turn the fake makes fail."""
 REFUND = "Refund order 7, please."
 QUESTION = "Approve a refund for order 7?"
-
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing call: more than any SDK's default retries (the
-official SDKs retry 429 and 5xx twice), and unused ones are allowed."""
 
 FAULTS: dict[str, Step] = {
     "http-500": Fault(status=500),
@@ -102,6 +99,18 @@ async def fail(door: str, agent: AgentUnderTest, held: object = None) -> RunFail
         return await attempt(door, agent, FAILING, held)
     except RunFailed as failure:
         return failure
+
+
+async def failed_after_a_tool_round(
+    fake: ScriptedProvider, new_agent: AgentFactory, door: str, fault: str
+) -> tuple[AgentUnderTest, RunFailed | RunOutcome]:
+    """A completed run (BOOK), then the FAILING turn through `door`, whose model calls
+    fail with `fault` once its first tool round (an echo) ran."""
+    failing(fake, FAULTS[fault], after_tool_round=True)
+    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
+    agent = await new_agent(tools=("echo",))
+    completed = await agent.run(BOOK)
+    return agent, await fail(door, agent, completed.checkpoint)
 
 
 async def refusal_of(call: Callable[[], Awaitable[RunOutcome]]) -> Refused | None:
@@ -226,11 +235,7 @@ async def test_the_checkpoint_after_a_failed_run_is_the_last_completed_one(
 ) -> None:
     if door == "follow_up":
         requires(implementation, Capability.FOLLOW_UP)
-    failing(fake, FAULTS[fault], after_tool_round=True)
-    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
-    agent = await new_agent(tools=("echo",))
-    completed = await agent.run(BOOK)
-    await fail(door, agent, completed.checkpoint)
+    agent, _ = await failed_after_a_tool_round(fake, new_agent, door, fault)
     stored = roundtrip(await agent.checkpoint())
     other = await new_agent(tools=("echo",))
     await other.run(THREE, continue_from=stored)
@@ -257,11 +262,7 @@ async def test_a_run_that_failed_after_a_model_call_hands_back_a_continuable_che
 ) -> None:
     if door == "follow_up":
         requires(implementation, Capability.FOLLOW_UP)
-    failing(fake, FAULTS[fault], after_tool_round=True)
-    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
-    agent = await new_agent(tools=("echo",))
-    completed = await agent.run(BOOK)
-    failure = await fail(door, agent, completed.checkpoint)
+    _, failure = await failed_after_a_tool_round(fake, new_agent, door, fault)
     if failure.checkpoint is None:
         fake.allow_unused()  # the continued turn's answer is never asked for
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")

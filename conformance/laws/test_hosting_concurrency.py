@@ -13,6 +13,7 @@ import pytest
 
 from ._kit import (
     CONTINUES,
+    OUTLASTS_RETRIES,
     UNANSWERED,
     Fault,
     Hold,
@@ -215,10 +216,6 @@ async def test_with_one_shared_agent_another_session_waits_and_is_never_refused(
     assert shown is not None and shown.user_texts() == ["I am Bob."], (
         f"the waiting session's turn was shown {shown.user_texts() if shown else None}"
     )
-
-
-OUTLASTS_RETRIES = 16
-"""Faults scripted for a failing call: more than any SDK's default retries."""
 
 
 @pytest.mark.law("hosting.concurrent-enqueue")

@@ -14,6 +14,7 @@ from ._kit import (
     BOOKED,
     CONTINUES,
     OTHER,
+    OUTLASTS_RETRIES,
     REPLIES,
     SYSTEM,
     THREE,
@@ -46,8 +47,6 @@ OPENS = "We open at noon."
 LATER = "And add a high chair."
 ADDED = "High chair added."
 FAILING = "Check the other order too."
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing turn: more than any SDK's default retries."""
 
 
 def answered(reply: HostReply, answer: str, what: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from ._kit import (
     CONTINUES,
+    OUTLASTS_RETRIES,
     UNANSWERED,
     Fault,
     HostClient,
@@ -211,10 +212,6 @@ async def test_a_pause_in_one_session_refuses_no_other_session(
     assert resumed.output == "Refunded." and decision_shown(fake.wire.last, call_id), (
         f"the pause did not survive another session's turn: the decision was {describe(resumed)}"
     )
-
-
-OUTLASTS_RETRIES = 16
-"""Faults scripted for a failing call: more than any SDK's default retries."""
 
 
 @pytest.mark.law("hosting.pause-served")

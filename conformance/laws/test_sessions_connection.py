@@ -101,6 +101,19 @@ async def refuses_reuse(session: SessionUnderTest, how: BreakHow, when: str) -> 
     )
 
 
+async def one_turn_taken(
+    fake: ScriptedProvider, new_backend: BackendFactory, how: BreakHow
+) -> tuple[Hold, RunningBackend, SessionUnderTest, str]:
+    """A new session that took one turn (FIRST) on a backend `how` can break, and the
+    hold its next turn's model call waits at; with its conversation id."""
+    hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
+    fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
+    backend = await new_backend(killable=how == "kill")
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
+    await take_turn(session, FIRST)
+    return hold, backend, session, (await session.ids()).conversation_id
+
+
 def error_then_failed_result(stream_pass: StreamPass) -> bool:
     kinds = [e for e in stream_pass.events if isinstance(e, ErrorEvent | ResultEvent)]
     return (
@@ -122,12 +135,7 @@ async def test_a_broken_session_refuses_reuse_and_a_resumed_one_goes_on(
     when: str,
 ) -> None:
     needs(implementation, how)
-    hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
-    fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
-    backend = await new_backend(killable=how == "kill")
-    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
-    await take_turn(session, FIRST)
-    conversation_id = (await session.ids()).conversation_id
+    hold, backend, session, conversation_id = await one_turn_taken(fake, new_backend, how)
 
     open_pass: StreamPass | None = None
     if when == "mid-turn":
@@ -191,12 +199,7 @@ async def test_nothing_missed_is_replayed_and_the_history_shows_what_reached_the
     how: BreakHow,
 ) -> None:
     needs(implementation, how)
-    hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
-    fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
-    backend = await new_backend(killable=how == "kill")
-    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
-    await take_turn(session, FIRST)
-    conversation_id = (await session.ids()).conversation_id
+    hold, backend, session, conversation_id = await one_turn_taken(fake, new_backend, how)
     await session.send(IN_FLIGHT)
     await hold.arrived(timeout=20.0)  # the message reached the runtime: it asked the model
     await session.break_connection(how)

@@ -11,6 +11,7 @@ import pytest
 
 from ._kit import (
     NOT_APPLICABLE_PREFIX,
+    OUTLASTS_RETRIES,
     AssistantEvent,
     BackendFactory,
     Capability,
@@ -64,8 +65,6 @@ text): the turn's final text is then this one."""
 FAILING = "Check the other booking too."
 ABORTED = "Actually, hold that thought."
 AFTER = "Then just the Friday one."
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing turn: more than any SDK's default retries."""
 
 
 def judge_one_pass(stream_pass: StreamPass, what: str) -> ResultEvent:
