@@ -292,6 +292,20 @@ def roundtrip(checkpoint: Any) -> Any:
     return json.loads(json.dumps(checkpoint, allow_nan=False))
 
 
+async def continue_handed_back(
+    agent: AgentUnderTest, message: str, checkpoint: Any, *, cannot: str
+) -> RunOutcome:
+    """Continue a checkpoint a failed run handed back, after a store's round trip, on
+    `agent`: a refusal is the law's FAIL, said as `cannot` ("the checkpoint ... cannot be
+    continued") with the refusal."""
+    try:
+        return await agent.run(message, continue_from=roundtrip(checkpoint))
+    except Refused as refusal:
+        raise AssertionError(
+            f"{cannot} (refused as {refusal.kind.value}: {refusal.message})"
+        ) from refusal
+
+
 __all__ = [
     "BOOK",
     "BOOKED",
@@ -388,6 +402,7 @@ __all__ = [
     "case_needs",
     "consultations",
     "consulting",
+    "continue_handed_back",
     "conversation_shown",
     "declared_agent_id_pattern",
     "declares",

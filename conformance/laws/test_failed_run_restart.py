@@ -14,11 +14,10 @@ from ._kit import (
     THREE,
     AgentFactory,
     Fault,
-    Refused,
     RequestIR,
     RunFailed,
     ScriptedProvider,
-    roundtrip,
+    continue_handed_back,
     text,
     tool_call,
     user_turns_in_a_row,
@@ -64,13 +63,8 @@ async def test_the_checkpoint_a_failed_run_hands_back_keeps_the_tool_rounds_that
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
     ran = gate.calls
     other = await new_agent(tools=("call_service",))
-    try:
-        await other.run(THREE, continue_from=roundtrip(handed))
-    except Refused as refusal:
-        raise AssertionError(
-            f"the checkpoint a run that failed {where} handed back cannot be continued "
-            f"(refused as {refusal.kind.value}: {refusal.message})"
-        ) from refusal
+    cannot = f"the checkpoint a run that failed {where} handed back cannot be continued"
+    await continue_handed_back(other, THREE, handed, cannot=cannot)
     shown = fake.wire.last
     doubled = user_turns_in_a_row(shown)
     assert not doubled, (

@@ -29,6 +29,7 @@ from ._kit import (
     ScriptedProvider,
     Step,
     StreamError,
+    continue_handed_back,
     declares,
     holds_output,
     holds_outputs,
@@ -267,13 +268,8 @@ async def test_a_run_that_failed_after_a_model_call_hands_back_a_continuable_che
         fake.allow_unused()  # the continued turn's answer is never asked for
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
     other = await new_agent(tools=("echo",))
-    try:
-        await other.run(THREE, continue_from=roundtrip(failure.checkpoint))
-    except Refused as refusal:
-        raise AssertionError(
-            f"the checkpoint a failed {door} handed back cannot be continued on another "
-            f"agent (refused as {refusal.kind.value}: {refusal.message})"
-        ) from refusal
+    cannot = f"the checkpoint a failed {door} handed back cannot be continued on another agent"
+    await continue_handed_back(other, THREE, failure.checkpoint, cannot=cannot)
     shown = fake.wire.last
     doubled = user_turns_in_a_row(shown)
     assert not doubled, (
