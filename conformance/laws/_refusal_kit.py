@@ -83,15 +83,14 @@ def judge_refusals(
     cell: str,
     came: Sequence[tuple[str, Came]],
     broken: str | None,
-    *,
-    core: str,
-    kind: str | None,
+    laws: tuple[str, str | None],
     accepted: frozenset[RefusalKind],
     refused_as: str,
 ) -> None:
-    """The core, then (with a `kind` law) the kind, in `cell`'s words. `broken` says how
-    the core broke (something reached the model), or is None; `came` is what each door
-    tried did, and each must have been refused as one of `accepted`."""
+    """The core law, then (when `laws` names a kind law) the kind, in `cell`'s words.
+    `broken` says how the core broke (something reached the model), or is None; `came`
+    is what each door tried did, and each must have been refused as one of `accepted`."""
+    core, kind = laws
     if broken is not None:
         # The kind's test rests on the core: a broken core is the core's FAIL (its own
         # test says so) and this test's unmet premise, never a FAIL of the kind.

@@ -198,15 +198,7 @@ async def try_the_doors(
     refused_as = (
         f"a run in flight ({RefusalKind.RUN_IN_FLIGHT.value}, the seed's RunInFlightError){blank}"
     )
-    judge_refusals(
-        cell,
-        came,
-        broken,
-        core=CORE,
-        kind=KIND if kind else None,
-        accepted=accepted,
-        refused_as=refused_as,
-    )
+    judge_refusals(cell, came, broken, (CORE, KIND if kind else None), accepted, refused_as)
 
 
 async def first_answer(first: FirstRun, cell: str) -> RunOutcome:

@@ -163,16 +163,10 @@ async def judge_cell(
             + (f", showing the asking call(s) {dangling} with no result" if dangling else "")
             + f" (the door {came[0][1].said()})"
         )
-    judge_refusals(
-        cell,
-        came,
-        broken,
-        core=CORE,
-        kind=KIND if kind else None,
-        accepted=kinds_for(MESSAGES[message], RefusalKind.PENDING_QUESTION),
-        refused_as=f"a pending question ({RefusalKind.PENDING_QUESTION.value}, "
-        "the seed's PendingQuestionError)",
-    )
+    accepted = kinds_for(MESSAGES[message], RefusalKind.PENDING_QUESTION)
+    seed_error = "the seed's PendingQuestionError"
+    refused_as = f"a pending question ({RefusalKind.PENDING_QUESTION.value}, {seed_error})"
+    judge_refusals(cell, came, broken, (CORE, KIND if kind else None), accepted, refused_as)
 
 
 # Two tests per cell, as for a run in flight: the core has a test of its own, and the
