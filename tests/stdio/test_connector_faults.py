@@ -187,7 +187,7 @@ def test_the_version_start_reports_is_the_implementations_for_the_results_header
     a cmd: adapter's version comes from its `start` reply (it was null before)."""
     from conformance import __version__
 
-    implementation = StdioImplementation([sys.executable, "-m", "reference_impl.stdio_adapter"])
+    implementation = StdioImplementation([sys.executable, "-m", "reference_impl.adapter"])
     try:
         assert implementation.version == implementation.info.version == __version__
     finally:

@@ -31,10 +31,10 @@ async def exercise() -> int:
     from conformance.wire import ScriptedProvider, text, tool_call
     from conformance.wire.in_process import ProviderTransport
 
-    from .conversation import ToolSpec, Turn
-    from .providers.anthropic_messages import AnthropicMessagesProvider
-    from .providers.openai_chat import OpenAIChatProvider
-    from .providers.openai_responses import OpenAIResponsesProvider
+    from ..conversation import ToolSpec, Turn
+    from ..providers.anthropic_messages import AnthropicMessagesProvider
+    from ..providers.openai_chat import OpenAIChatProvider
+    from ..providers.openai_responses import OpenAIResponsesProvider
 
     answered = 0
     turns = [Turn(role="user", text="warm up")]
