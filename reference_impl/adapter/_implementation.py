@@ -57,8 +57,7 @@ if TYPE_CHECKING:
 
 # A dialect's SDK is imported when the first agent of that dialect is built (through
 # `_spec_agent`), as in the host process: a run of one dialect, and `--collect-only`,
-# do not pay for the others (anthropic alone is ~1 s). The import falls inside that first
-# call's deadline (30 s), which it does not come near.
+# do not pay for the others. The import falls inside that first call's deadline.
 
 _REFUSALS = (
     Refusal(NoConversationError, RefusalKind.NO_CONVERSATION),

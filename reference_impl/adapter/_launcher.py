@@ -3,9 +3,8 @@ warm launcher instead of starting a new interpreter for each.
 
 A host is started once per hosting law test, several times with restarts, and a fresh
 `python -m reference_impl.adapter._host_server` spends most of its start importing what it
-serves with (the SDKs, Starlette, uvicorn, pydantic models): ~0.7 s on an idle 2-core
-machine, several seconds on a loaded one. The launcher imports all of that once and
-forks a child per start. The child is still a real process of its own, with its own
+serves with (the SDKs, Starlette, uvicorn, pydantic models). The launcher imports all of
+that once and forks a child per start. The child is still a real process of its own, with its own
 pid, stdout and stderr, that the suite SIGKILLs for real: only the interpreter start and
 the imports are shared, copy-on-write.
 

@@ -4,8 +4,8 @@ Each translates the runtime's neutral turns into its API and sends the whole con
 on every call, so one checkpoint continues through any of them.
 
 A provider's SDK is imported when the provider is first named, not with the runtime: the
-SDKs take most of a second each to import, and a process that speaks one API (a host
-started per test) should not pay for the others.
+SDKs are slow to import, and a process that speaks one API (a host started per test)
+should not pay for the others.
 """
 
 from __future__ import annotations
