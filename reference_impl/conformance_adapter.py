@@ -2,18 +2,6 @@
 `--impl reference_impl.conformance_adapter:implementation` still runs; name
 `reference_impl.adapter` instead."""
 
-from .adapter import (
-    HOSTING_CAPABILITIES,
-    SESSION_CAPABILITIES,
-    ReferenceAgent,
-    ReferenceImplementation,
-    implementation,
-)
+from .adapter import ReferenceImplementation, implementation
 
-__all__ = [
-    "HOSTING_CAPABILITIES",
-    "SESSION_CAPABILITIES",
-    "ReferenceAgent",
-    "ReferenceImplementation",
-    "implementation",
-]
+__all__ = ["ReferenceImplementation", "implementation"]
