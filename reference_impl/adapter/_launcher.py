@@ -4,9 +4,9 @@ warm launcher instead of starting a new interpreter for each.
 A host is started once per hosting law test, several times with restarts, and a fresh
 `python -m reference_impl.adapter._host_server` spends most of its start importing what it
 serves with (the SDKs, Starlette, uvicorn, pydantic models). The launcher imports all of
-that once and forks a child per start. The child is still a real process of its own, with its own
-pid, stdout and stderr, that the suite SIGKILLs for real: only the interpreter start and
-the imports are shared, copy-on-write.
+that once and forks a child per start. The child is still a real process of its own, with
+its own pid, stdout and stderr, that the suite SIGKILLs for real: only the interpreter
+start and the imports are shared, copy-on-write.
 
 Linux only (the child is handled through a pidfd, so a signal can never reach a reused
 pid); elsewhere, or with `TURNLAW_FORK_LAUNCH=0`, `spawn` starts `python -m <module>` as

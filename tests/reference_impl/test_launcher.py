@@ -1,4 +1,4 @@
-"""The warm launcher (reference_impl/_launcher.py): a host it forks is a real process of
+"""The warm launcher (reference_impl/adapter/_launcher.py): a host it forks is a real process of
 its own that a SIGKILL ends, with its exit status reported as asyncio would; a request
 naming anything but its entries starts nothing; without it, a new interpreter starts."""
 
