@@ -193,7 +193,7 @@ def beside_openai2(session: nox.Session) -> None:
     reference = Path(session.create_tmp()) / "reference-env"
     python = _environment_with_the_reference(session, reference)
     # every message both ways checked against the protocol's models
-    stdio = ["--impl", f"cmd:{python} -m reference_impl.stdio_adapter", "--validate-protocol"]
+    stdio = ["--impl", f"cmd:{python} -m reference_impl.adapter", "--validate-protocol"]
     # Every agent law through stdio; the hosting and session laws (host processes,
     # backends and sessions) in one dialect and delivery: what they add here is the host
     # and session doors over JSON lines, which do not vary by dialect (the conformance

@@ -27,8 +27,8 @@ from reference_impl import (
     NoConversationError,
     PendingQuestion,
 )
+from reference_impl.adapter import ReferenceImplementation
 from reference_impl.agent import Checkpointish
-from reference_impl.conformance_adapter import ReferenceImplementation
 
 GRAMMAR = re.compile(r"[a-z]+")
 """The names this runtime takes for names; any other counts as none."""

@@ -18,7 +18,7 @@ from .rounds import Samples
 from .suite_runs import suite
 
 IMPLEMENTATIONS = {
-    "plain": "reference_impl.conformance_adapter:ReferenceImplementation",
+    "plain": "reference_impl.adapter:ReferenceImplementation",
     "huge": "benchmarks.flooding_host:huge",
     "endless": "benchmarks.flooding_host:endless",
 }

@@ -22,7 +22,7 @@ import httpx2
 
 from conformance.adapter import AgentSpec
 from conformance.wire.ir import Dialect
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 from reference_impl.conversation import ToolCall, ToolSpec, Turn
 from reference_impl.providers import ModelReply
 from reference_impl.providers._chat_messages import chat_messages, chat_tools

@@ -2,7 +2,7 @@
 the SDK warm-up, for the row that asks whether the warm-up pays for itself.
 
 Loaded as a pytest plugin, it makes the reference's launcher start as this module instead
-of `reference_impl._launcher`; run as `python -m benchmarks.unwarmed_launcher FD`, it is
+of `reference_impl.adapter._launcher`; run as `python -m benchmarks.unwarmed_launcher FD`, it is
 that launcher with `warm_up` a no-op. Nothing else changes: the same preloads, the same
 forks, the same children.
 """
@@ -15,9 +15,9 @@ import types
 from collections.abc import Sequence
 from typing import Any
 
-from reference_impl import _launcher
+from reference_impl.adapter import _launcher
 
-LAUNCHER = "reference_impl._launcher"
+LAUNCHER = "reference_impl.adapter._launcher"
 """The module the reference's `spawn` starts its launcher as."""
 UNWARMED = "benchmarks.unwarmed_launcher"
 

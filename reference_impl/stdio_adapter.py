@@ -1,26 +1,18 @@
-"""`python -m reference_impl.stdio_adapter`: the reference runtime as a `cmd:` adapter.
-
-It serves `reference_impl.conformance_adapter.implementation` (the same adapter the
-suite loads in-process) over adapter protocol v1, so a run through
-`--impl "cmd:python -m reference_impl.stdio_adapter"` must give the same verdict on
-every law as the in-process one.
-"""
+"""Renamed `python -m reference_impl.adapter`; this command forwards to it for one
+release, so `--impl "cmd:python -m reference_impl.stdio_adapter"` still runs (with a
+warning on stderr)."""
 
 from __future__ import annotations
 
-from conformance import __version__
-from conformance.stdio.protocol import ImplementationInfo
-from conformance.stdio.serve import serve
+import warnings
 
-from .conformance_adapter import implementation
-
-INFO = ImplementationInfo(name=implementation.name, language="python", version=__version__)
-"""No homepage or issue tracker: the project has not published either."""
-
-
-def main() -> None:
-    serve(implementation, INFO)
-
+from .adapter._stdio import main
 
 if __name__ == "__main__":
+    warnings.warn(
+        "python -m reference_impl.stdio_adapter is renamed python -m reference_impl.adapter; "
+        "the old command forwards to it until the next release",
+        DeprecationWarning,
+        stacklevel=1,
+    )
     main()

@@ -32,7 +32,7 @@ from benchmarks import (
 from benchmarks.rounds import Samples
 from conformance.runner.outcomes import Outcome
 from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
-from reference_impl import _launcher
+from reference_impl.adapter import _launcher
 from tests.rogues import kill
 
 

@@ -14,7 +14,7 @@
   anywhere down the chain of causes).
 
 Shared facts in a module, not a base class: each adapter (the three here,
-`reference_impl/conformance_adapter.py`, yours) stays a plain class over its own
+`reference_impl/adapter/`, yours) stays a plain class over its own
 framework and calls these where its logic is the same. Each SDK is imported when a
 client of it is asked for, not with this module: a host or session process that speaks
 Anthropic, and a `--collect-only`, should not pay for importing openai (the framework

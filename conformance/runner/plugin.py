@@ -52,7 +52,7 @@ from .redacting import ArtifactSweep, ReportScrubber, learn_environment
 
 register_profiles()  # before --hypothesis-profile is read; tests/conftest.py relies on it
 
-DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
+DEFAULT_IMPL = "reference_impl.adapter:implementation"
 REFERENCE_SDKS = frozenset({"openai", "anthropic"})
 """What the reference runtime imports that the suite does not (the `reference` extra)."""
 DEFAULT_CALL_TIMEOUT = 30.0

@@ -2,7 +2,7 @@
 
 `serve(implementation, info)` reads requests from stdin and answers on stdout until
 `stop` or EOF, so any `conformance.adapter.Implementation` becomes a `cmd:` adapter
-(`python -m reference_impl.stdio_adapter` is one), with its hosts and, for a
+(`python -m reference_impl.adapter` is one), with its hosts and, for a
 `SessionImplementation`, its backends and sessions, each under the handle the suite
 chose. Each request runs as its own task, so a held `run` does not keep a second request
 from being answered: the in-flight and pending laws see the runtime's own concurrency,

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._host_process import LISTENING
+from .._listening import LISTENING
 
 if TYPE_CHECKING:
     from ..store import SessionStore

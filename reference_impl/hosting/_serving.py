@@ -19,8 +19,6 @@ from dataclasses import dataclass
 
 import uvicorn
 
-from conformance._prompt_server import PromptServer
-
 from ..agent import Agent
 from ..store import SessionStore
 from ._app import build_app
@@ -48,7 +46,9 @@ def uvicorn_host(
 class Served:
     """A running host: its URL, the StandingAgent behind it, and how to stop it."""
 
-    def __init__(self, core: StandingAgent, server: PromptServer, task: asyncio.Task[None]) -> None:
+    def __init__(
+        self, core: StandingAgent, server: uvicorn.Server, task: asyncio.Task[None]
+    ) -> None:
         self.core = core
         self._server = server
         self._task = task
@@ -80,9 +80,11 @@ async def standing_agent(
     max_active_sessions: int = 100,
     identity: IdentityVerifier | None = None,
     standing_class: type[StandingAgent] = StandingAgent,
+    server_class: type[uvicorn.Server] = uvicorn.Server,
 ) -> AsyncIterator[Served]:
     """Serve conversations until the block ends; `standing_class` is the core (a host
-    derived from the reference overrides its seams)."""
+    derived from the reference overrides its seams), `server_class` the uvicorn server
+    that runs it (a subclass may start or stop its own way)."""
     where = host or uvicorn_host()
     core = standing_class(
         agent=agent,
@@ -105,7 +107,7 @@ async def standing_agent(
         h11_max_incomplete_event_size=HEAD_LIMIT,
         timeout_graceful_shutdown=None,
     )
-    server = PromptServer(config)
+    server = server_class(config)
     task = asyncio.ensure_future(server.serve())
     try:
         while not server.started:

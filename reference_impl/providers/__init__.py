@@ -4,8 +4,8 @@ Each translates the runtime's neutral turns into its API and sends the whole con
 on every call, so one checkpoint continues through any of them.
 
 A provider's SDK is imported when the provider is first named, not with the runtime: the
-SDKs take most of a second each to import, and a process that speaks one API (a host
-started per test) should not pay for the others.
+SDKs are slow to import, and a process that speaks one API (a host started per test)
+should not pay for the others.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ check_sdk_versions()  # before the SDKs' own imports: an old release fails clear
 from ._base import ModelProvider, ModelReply  # noqa: E402
 
 if TYPE_CHECKING:
+    import ssl
+
     from .anthropic_messages import AnthropicMessagesProvider
     from .openai_chat import OpenAIChatProvider
     from .openai_responses import OpenAIResponsesProvider
@@ -45,21 +47,27 @@ DIALECTS = ("openai-chat", "openai-responses", "anthropic-messages")
 
 
 def make_provider(
-    dialect: str, base_url: str | None, api_key: str | None, stream: bool = True
+    dialect: str,
+    base_url: str | None,
+    api_key: str | None,
+    stream: bool = True,
+    *,
+    tls: ssl.SSLContext | None = None,
 ) -> ModelProvider:
-    """The provider for a dialect name, so a config file or CLI flag can pick the API."""
+    """The provider for a dialect name, so a config file or CLI flag can pick the API;
+    `tls` is the context its SDK client verifies with (None: the SDK's default)."""
     if dialect == "openai-chat":
         from .openai_chat import OpenAIChatProvider
 
-        return OpenAIChatProvider(base_url, api_key, stream=stream)
+        return OpenAIChatProvider(base_url, api_key, stream=stream, tls=tls)
     if dialect == "openai-responses":
         from .openai_responses import OpenAIResponsesProvider
 
-        return OpenAIResponsesProvider(base_url, api_key, stream=stream)
+        return OpenAIResponsesProvider(base_url, api_key, stream=stream, tls=tls)
     if dialect == "anthropic-messages":
         from .anthropic_messages import AnthropicMessagesProvider
 
-        return AnthropicMessagesProvider(base_url, api_key, stream=stream)
+        return AnthropicMessagesProvider(base_url, api_key, stream=stream, tls=tls)
     raise ValueError(
         f"make_provider: unknown dialect {dialect!r}; use one of {', '.join(DIALECTS)}"
     )

@@ -1,8 +1,8 @@
 """The runtime's turns as Chat Completions messages and tools: plain dicts, no SDK.
 
 Apart from the provider so that a runtime speaking Chat without the official client (the
-benchmarks' trivial runtime, a host's own code) builds the same bodies without paying
-~0.6 s to import `openai`; the SDK's types are for the type checker only.
+benchmarks' trivial runtime, a host's own code) builds the same bodies without importing
+`openai`, a slow import; the SDK's types are for the type checker only.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import openai
+import ssl
 
-from conformance._tls import SHARED_TLS
+import openai
 
 from ._arguments import encode_arguments, parse_arguments
 
@@ -22,11 +22,14 @@ class OpenAIBackedProvider:
         stream: bool = True,
         max_retries: int = 2,
         client: openai.AsyncOpenAI | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
+        """`client` is a ready SDK client (its own settings win); otherwise one is built
+        for `base_url`, verifying TLS with `tls` (None: the SDK's default context)."""
         self.stream = stream
         self.client = client or openai.AsyncOpenAI(
             base_url=base_url,
             api_key=api_key,
             max_retries=max_retries,
-            http_client=openai.DefaultAsyncHttpxClient(verify=SHARED_TLS),
+            http_client=None if tls is None else openai.DefaultAsyncHttpxClient(verify=tls),
         )

@@ -8,6 +8,7 @@ block — the alternation the API demands, without losing or reordering a word.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Sequence
 from typing import Literal
 
@@ -22,8 +23,6 @@ from anthropic.types import (
     ToolUseBlock,
     ToolUseBlockParam,
 )
-
-from conformance._tls import SHARED_TLS
 
 from ..conversation import ToolCall, ToolSpec, Turn
 from ._base import ModelReply
@@ -124,14 +123,17 @@ class AnthropicMessagesProvider:
         max_retries: int = 2,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         client: anthropic.AsyncAnthropic | None = None,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
+        """`client` is a ready SDK client (its own settings win); otherwise one is built
+        for `base_url`, verifying TLS with `tls` (None: the SDK's default context)."""
         self.stream = stream
         self.max_tokens = max_tokens
         self.client = client or anthropic.AsyncAnthropic(
             base_url=base_url,
             api_key=api_key,
             max_retries=max_retries,
-            http_client=anthropic.DefaultAsyncHttpxClient(verify=SHARED_TLS),
+            http_client=None if tls is None else anthropic.DefaultAsyncHttpxClient(verify=tls),
         )
 
     async def complete(

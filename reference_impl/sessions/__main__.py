@@ -17,8 +17,14 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .._host_process import LISTENING
+import uvicorn
+
+from .._listening import LISTENING
+
+if TYPE_CHECKING:
+    import ssl
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -49,15 +55,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _serve(args: argparse.Namespace) -> None:
+async def _serve(
+    args: argparse.Namespace, server_class: type[uvicorn.Server], tls: ssl.SSLContext | None
+) -> None:
     from ..providers import make_provider
     from ._serving import open_runtime, serve_sessions
 
     provider = make_provider(
-        args.dialect, base_url=args.provider_url, api_key=args.api_key, stream=not args.whole
+        args.dialect,
+        base_url=args.provider_url,
+        api_key=args.api_key,
+        stream=not args.whole,
+        tls=tls,
     )
     runtime = open_runtime(args.store, provider, args.model, args.runtime_class)
-    async with serve_sessions(runtime, host=args.host, port=args.port) as served:
+    async with serve_sessions(
+        runtime, host=args.host, port=args.port, server_class=server_class
+    ) as served:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, served.stop)
@@ -65,9 +79,16 @@ async def _serve(args: argparse.Namespace) -> None:
         await served.wait_stopped()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    server_class: type[uvicorn.Server] = uvicorn.Server,
+    tls: ssl.SSLContext | None = None,
+) -> int:
+    """The command line; a program that embeds it may give the uvicorn server class and
+    the TLS context the model API's client verifies with (None: the SDK's default)."""
     args = _parser().parse_args(argv)
-    asyncio.run(_serve(args))
+    asyncio.run(_serve(args, server_class, tls))
     sys.stdout.flush()
     return 0
 

@@ -6,8 +6,8 @@
 
 Leaving the block (or `stop()`) stops it: no new sessions or messages, turns still
 playing are aborted with their receipts settled, open sockets are closed, the store is
-closed. uvicorn's own signal handling is off: the owner of the process decides when to
-stop (the command line on SIGINT/SIGTERM).
+closed. The command line stops it on SIGINT/SIGTERM through its own handlers, which
+take the place of uvicorn's.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
-
-from conformance._prompt_server import PromptServer
 
 from ..providers import ModelProvider
 from ..store import sqlite_runtime_store
@@ -64,7 +62,7 @@ class ServedSessions:
     """A running session runtime: its URL, its core, and how to stop it."""
 
     def __init__(
-        self, runtime: SessionRuntime, server: PromptServer, task: asyncio.Task[None]
+        self, runtime: SessionRuntime, server: uvicorn.Server, task: asyncio.Task[None]
     ) -> None:
         self.runtime = runtime
         self._server = server
@@ -95,9 +93,15 @@ class ServedSessions:
 
 @asynccontextmanager
 async def serve_sessions(
-    runtime: SessionRuntime, *, host: str = "127.0.0.1", port: int = 0
+    runtime: SessionRuntime,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    server_class: type[uvicorn.Server] = uvicorn.Server,
 ) -> AsyncIterator[ServedSessions]:
-    """Serve `runtime` on `host:port` (port 0: any free port) until the block ends."""
+    """Serve `runtime` on `host:port` (port 0: any free port) until the block ends;
+    `server_class` is the uvicorn server that runs it (a subclass may start or stop its
+    own way)."""
     config = uvicorn.Config(
         build_app(runtime),
         host=host,
@@ -109,7 +113,7 @@ async def serve_sessions(
         http="h11",
         timeout_graceful_shutdown=5,
     )
-    server = PromptServer(config)
+    server = server_class(config)
     task = asyncio.ensure_future(server.serve())
     try:
         while not server.started:

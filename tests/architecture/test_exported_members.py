@@ -27,6 +27,7 @@ PUBLIC_PACKAGES = [
     "conformance.stdio",
     "conformance.wire",
     "reference_impl",
+    "reference_impl.adapter",
     "reference_impl.hosting",
     "reference_impl.sessions",
     "reference_impl.sessions.client",

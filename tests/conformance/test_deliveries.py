@@ -15,7 +15,7 @@ from tests.suite_args import PLUGIN_ARGS, nested_suite
 SMOKE = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--pyargs", "conformance.laws.test_smoke"]
 
 IMPLS = '''
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 
 
 class Streams:

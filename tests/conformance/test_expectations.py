@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import read_results
 from conformance.runner.expectations import ExpectationsError, load_expectations
@@ -31,7 +31,7 @@ PLUGIN = [
 NO_HISTORY = '[law."run.no-history"]\noutcome = "FAIL"\nreason = "the second run asks twice"\n'
 
 IMPLS = '''
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 
 
 class Twice(ReferenceImplementation):

@@ -43,7 +43,7 @@ def test_a_missing_framework_names_the_extra_to_install() -> None:
 STAND_IN = (
     "import sys, types\n"
     "import conformance.frameworks\n"
-    "from reference_impl.conformance_adapter import implementation\n"
+    "from reference_impl.adapter import implementation\n"
     "# a framework package with a submodule, as if it were installed: the real ones'\n"
     "# frameworks are not (letta_code's own __init__ needs Letta Code)\n"
     "stand_in = types.ModuleType('conformance.frameworks.stand_in')\n"
@@ -77,9 +77,7 @@ def test_the_old_name_is_the_same_modules_with_one_warning(tmp_path: Path) -> No
 
 
 def test_an_impl_string_under_the_old_name_loads_the_same_implementation(tmp_path: Path) -> None:
-    (tmp_path / "inner.py").write_text(
-        "from reference_impl.conformance_adapter import implementation\n"
-    )
+    (tmp_path / "inner.py").write_text("from reference_impl.adapter import implementation\n")
     run = python(
         STAND_IN + "from conformance.runner.plugin import load_implementation\n"
         "old = load_implementation('conformance.adapters.stand_in.inner:implementation')\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance import matrix
 from conformance.__main__ import main
 from conformance.lawdoc import LAWS_DOC, law_lines, laws_markdown

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from tests.harness.results_files import GREEN_RUN, RED_RUN, real_results, record, write_results
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
 from tests.harness.results_files import record, write_results
@@ -28,7 +28,7 @@ SMOKE_ONLY = [*PLUGIN, "--pyargs", "conformance.laws.test_smoke"]
 
 REFERENCE_WRAPPER = '''
 from conformance.adapter import Capability
-from reference_impl.conformance_adapter import ReferenceImplementation, ReferenceAgent
+from reference_impl.adapter import ReferenceImplementation, ReferenceAgent
 
 
 class Limited(ReferenceImplementation):

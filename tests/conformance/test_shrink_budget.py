@@ -17,7 +17,7 @@ import pytest
 from hypothesis import Phase, settings
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
 from conformance.runner.profiles import SHRINK_BUDGETS
@@ -28,7 +28,7 @@ LAW = "mismatch.refuses-another-agents-conversation"
 COUNTING = '''
 import os
 from benchmarks.failing_impl import FailingAgent
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 
 
 class Counting(ReferenceImplementation):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.runner.collect import read_results
 from conformance.runner.outcomes import Outcome
 from tests.harness.results_files import RED_RUN

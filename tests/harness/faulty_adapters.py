@@ -18,7 +18,7 @@ from conformance.adapter import (
     RunOutcome,
 )
 from conformance.wire.ir import Dialect
-from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
+from reference_impl.adapter import ReferenceAgent, ReferenceImplementation
 
 
 class _Faulty(ReferenceImplementation):

@@ -284,7 +284,7 @@ def _tail(log: Path, limit: int = 4000) -> str:
 
 
 def _reference(profile: HostWireProfile | None, name: str) -> SecondWireImplementation:
-    from reference_impl.conformance_adapter import ReferenceImplementation
+    from reference_impl.adapter import ReferenceImplementation
 
     return SecondWireImplementation(ReferenceImplementation(), profile=profile, name=name)
 

@@ -27,7 +27,7 @@ from reference_impl import (
     TurnInput,
     TurnLoop,
 )
-from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
+from reference_impl.adapter import ReferenceAgent, ReferenceImplementation
 from reference_impl.self_explain import TRACE_TOOL_NAME
 from reference_impl.tools import Tool, ToolContext
 

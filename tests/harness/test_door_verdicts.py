@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.adapter import AGENT, BACKEND, HOST, SESSION, RefusalKind, Refused, RunFailed
 from conformance.errors import DeclaredButMissing
 from conformance.registry import load_laws

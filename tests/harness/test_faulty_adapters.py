@@ -17,7 +17,7 @@ import pytest
 
 import conformance
 import conformance.runner.plugin
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.outcomes import Outcome

@@ -23,7 +23,7 @@ import openai
 from conformance.adapter import AgentSpec, RunOutcome
 from conformance.wire.ir import Dialect
 from reference_impl import AnthropicMessagesProvider, OpenAIChatProvider
-from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
+from reference_impl.adapter import ReferenceAgent, ReferenceImplementation
 
 ENV_VAR = "TURNLAW_LEAKY_API_KEY"
 """Where the runtime reads the key it never sends (the tests set it)."""

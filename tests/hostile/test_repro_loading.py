@@ -28,7 +28,7 @@ pytestmark = pytest.mark.timeout(1200)  # thorough: 10,000 inputs per target
 
 ROOT = Path(__file__).parents[2]
 LAWS = ROOT / "conformance" / "laws"
-CHOSEN = "reference_impl.conformance_adapter:implementation"
+CHOSEN = "reference_impl.adapter:implementation"
 
 
 def real_repro() -> dict[str, Any]:

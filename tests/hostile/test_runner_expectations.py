@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.registry import load_laws
 from conformance.runner.expectations import EXPECTABLE, ExpectationsError, load_expectations
 from conformance.runner.outcomes import Outcome

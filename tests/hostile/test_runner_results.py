@@ -26,7 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across the nested runs)
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance._unicode_text import unicode_text
 from conformance.registry import load_laws

@@ -19,7 +19,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-import reference_impl.conformance_adapter  # noqa: F401
+import reference_impl.adapter  # noqa: F401
 from tests.hostile import leaky_runtime
 from tests.hostile.budget import TALLY
 from tests.suite_args import PLUGIN_ARGS

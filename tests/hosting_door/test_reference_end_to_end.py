@@ -1,7 +1,7 @@
 """End to end through the door: the fixture starts the reference host (a real process),
 a send is answered and reaches the fake, a kill then a restart on the same store keeps the
 session, and the host's stream is read by the suite's SSE caller; in-process and through
-`cmd:python -m reference_impl.stdio_adapter`."""
+`cmd:python -m reference_impl.adapter`."""
 
 from __future__ import annotations
 
@@ -38,8 +38,8 @@ async def test_a_served_session_survives_a_kill(new_host, fake):
 @pytest.mark.parametrize(
     "impl",
     [
-        "reference_impl.conformance_adapter:implementation",
-        f"cmd:{sys.executable} -m reference_impl.stdio_adapter",
+        "reference_impl.adapter:implementation",
+        f"cmd:{sys.executable} -m reference_impl.adapter",
     ],
     ids=["in-process", "stdio"],
 )

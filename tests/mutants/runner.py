@@ -38,7 +38,7 @@ RUN_TIMEOUT = 900.0
 STDIO_CALL_TIMEOUT = 10
 """Over stdio a call answers in well under a second; a mutant that hangs a call (the
 in-flight laws hold requests) should not cost the suite's default 30 s a call."""
-IN_PROCESS = "reference_impl.conformance_adapter:implementation"
+IN_PROCESS = "reference_impl.adapter:implementation"
 
 
 class Verdict(enum.Enum):
@@ -82,7 +82,7 @@ class MutantRun:
 
 def impl_spec(mutant: Mutant) -> str:
     if mutant.impl == "stdio":
-        return f"cmd:{sys.executable} -P -m reference_impl.stdio_adapter"
+        return f"cmd:{sys.executable} -P -m reference_impl.adapter"
     return IN_PROCESS
 
 

@@ -12,7 +12,7 @@ from conformance.catalog import ECHO
 from conformance.wire import ScriptedProvider
 from conformance.wire.ir import Dialect
 from reference_impl import Agent, AgentBuilder, ModelProvider, ToolContext, ask_person, tool
-from reference_impl.conformance_adapter import implementation
+from reference_impl.adapter import implementation
 from tests.conftest import API_KEY
 
 DIALECTS = ["openai-chat", "openai-responses", "anthropic-messages"]

@@ -15,7 +15,7 @@ from reference_impl import (
     RunFailedError,
     ToolLoopLimitError,
 )
-from reference_impl.conformance_adapter import _REFUSALS, failures
+from reference_impl.adapter._implementation import _REFUSALS, failures
 
 EMPTY = AgentRunCheckpoint()
 

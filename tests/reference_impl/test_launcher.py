@@ -1,4 +1,4 @@
-"""The warm launcher (reference_impl/_launcher.py): a host it forks is a real process of
+"""The warm launcher (reference_impl/adapter/_launcher.py): a host it forks is a real process of
 its own that a SIGKILL ends, with its exit status reported as asyncio would; a request
 naming anything but its entries starts nothing; without it, a new interpreter starts."""
 
@@ -19,10 +19,9 @@ import pytest
 from conformance.adapter import AgentSpec
 from conformance.adapter._hosting_types import HostSpec
 from conformance.wire import ScriptedProvider, text
-from reference_impl import _launcher
-from reference_impl._launcher import LaunchedProcess, ServerProcess, spawn
-from reference_impl._sdk_warmup import exercise
-from reference_impl.conformance_adapter import implementation
+from reference_impl.adapter import _launcher, implementation
+from reference_impl.adapter._launcher import LaunchedProcess, ServerProcess, spawn
+from reference_impl.adapter._sdk_warmup import exercise
 from tests.conftest import API_KEY
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the launcher forks on Linux")
@@ -30,7 +29,9 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the launcher fo
 
 async def _help(stderr: Path) -> ServerProcess:
     """`python -m reference_impl.sessions --help`: a launcher entry that exits at once."""
-    return await spawn("reference_impl.sessions", ["--help"], env=dict(os.environ), stderr=stderr)
+    return await spawn(
+        "reference_impl.adapter._sessions_server", ["--help"], env=dict(os.environ), stderr=stderr
+    )
 
 
 def _parent_of(pid: int) -> int:
@@ -100,7 +101,7 @@ def test_a_closed_control_socket_ends_the_launcher() -> None:
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     with theirs:
         process = subprocess.Popen(
-            [sys.executable, "-m", "reference_impl._launcher", str(theirs.fileno())],
+            [sys.executable, "-m", "reference_impl.adapter._launcher", str(theirs.fileno())],
             pass_fds=[theirs.fileno()],
         )
     ours.close()
@@ -133,7 +134,12 @@ async def test_a_reply_out_of_turn_is_never_taken_for_this_start(
     launcher = _launcher._Launcher.shared()
     assert launcher is not None
     read_end, write_end = os.pipe()
-    late = {"id": -1, "module": "reference_impl.sessions", "argv": ["--help"], "env": {}}
+    late = {
+        "id": -1,
+        "module": "reference_impl.adapter._sessions_server",
+        "argv": ["--help"],
+        "env": {},
+    }
     with (tmp_path / "late").open("wb") as log, launcher.lock:  # asked, never read
         socket.send_fds(launcher.control, [json.dumps(late).encode()], [write_end, log.fileno()])
     os.close(write_end)

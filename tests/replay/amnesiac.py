@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.adapter import AgentSpec
-from reference_impl.conformance_adapter import ReferenceAgent, ReferenceImplementation
+from reference_impl.adapter import ReferenceAgent, ReferenceImplementation
 
 
 class Amnesiac(ReferenceImplementation):

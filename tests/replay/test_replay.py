@@ -22,7 +22,7 @@ SHORT_NAMES = "tests.replay.short_names:implementation"
 # Every test here starts Python processes that import the SDKs: two suite runs for the
 # shared fixture, four replays: several times the project's 60 s on a loaded machine.
 pytestmark = pytest.mark.timeout(480)
-REFERENCE_CMD = "cmd:" + shlex.join([sys.executable, "-m", "reference_impl.stdio_adapter"])
+REFERENCE_CMD = "cmd:" + shlex.join([sys.executable, "-m", "reference_impl.adapter"])
 
 
 def python(*args: str, timeout: float = 200) -> subprocess.CompletedProcess[str]:

@@ -43,7 +43,7 @@ def repro_data(**changes: Any) -> dict[str, Any]:
             nodeid="conformance/laws/test_run.py::test_a_second_run_shows_only_its_own_message",
             source_sha256=source_sha256(LAW_FILE),
         ),
-        implementation="reference_impl.conformance_adapter:implementation",
+        implementation="reference_impl.adapter:implementation",
         dialect="openai-chat",
         hypothesis_profile="ci",
         outcome="FAIL",
@@ -112,7 +112,7 @@ def test_a_test_module_that_is_not_a_law_test_is_never_imported(tmp_path: Path) 
     marker = tmp_path / "imported"
     env = evil_module(tmp_path, marker)
     path = write(tmp_path, repro_data(**{"test.module": "evil_turnlaw_module"}))
-    done = replay(path, "--impl", "reference_impl.conformance_adapter:implementation", env=env)
+    done = replay(path, "--impl", "reference_impl.adapter:implementation", env=env)
     assert not marker.exists(), "replay imported the test module stored in the file"
     assert done.returncode == 2, done.stdout + done.stderr
     assert "test.module" in done.stderr and "Traceback" not in done.stderr
@@ -157,7 +157,7 @@ def test_garbage_exits_2_with_a_typed_message_and_no_traceback(
 ) -> None:
     path = tmp_path / "repro.json"
     path.write_bytes(content)
-    done = replay(path, "--impl", "reference_impl.conformance_adapter:implementation")
+    done = replay(path, "--impl", "reference_impl.adapter:implementation")
     assert done.returncode == 2, done.stdout + done.stderr
     assert done.stderr.startswith("turnlaw replay: ") and "Traceback" not in done.stderr
 
@@ -176,7 +176,7 @@ def test_a_replay_whose_results_file_is_unreadable_exits_2(
 
     monkeypatch.setattr(player.subprocess, "run", child_that_dies_writing)
     path = write(tmp_path, repro_data())
-    code = player.replay_main(path, impl="reference_impl.conformance_adapter:implementation")
+    code = player.replay_main(path, impl="reference_impl.adapter:implementation")
     err = capsys.readouterr().err
     assert code == 2, err
     assert "unreadable results file" in err and "Traceback" not in err

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 from tests.harness.second_wire import SecondWireImplementation
 
 from . import conversation_rogues as conv
@@ -22,7 +22,7 @@ from . import verbatim_rogues as verbatim
 from .rogue import Rogue
 from .session_gallery import SESSION_ROGUES
 
-REFERENCE_SPEC = "reference_impl.conformance_adapter:implementation"
+REFERENCE_SPEC = "reference_impl.adapter:implementation"
 
 ROGUES: tuple[Rogue, ...] = (
     Rogue("message-in-system-prompt", ("smoke.one-turn",), conv.MessageInSystemPrompt),

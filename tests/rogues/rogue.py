@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from reference_impl import Agent
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 from reference_impl.sessions import SessionRuntime
 from reference_impl.sessions.client import SessionClient
 from tests.harness.second_wire import SecondWireImplementation

@@ -39,7 +39,7 @@ from conformance.recording import (
     write_recording,
 )
 from conformance.wire import Dialect, LoopbackServer, RequestIR, ScriptedProvider, text, tool_call
-from reference_impl.conformance_adapter import implementation
+from reference_impl.adapter import implementation
 
 from ._hosted_scenarios import HOSTED, HostedScenario, RunningHost
 from ._session_scenarios import SESSIONS, SessionScenario

@@ -20,7 +20,7 @@ from typing import Any
 from conformance.adapter import Capability, Delivery
 from conformance.stdio.protocol import ImplementationInfo
 from conformance.stdio.serve import serve_async
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 
 AGENT = {"agent", "op", "seq"}
 FIRST_RELEASE: dict[str, set[str]] = {

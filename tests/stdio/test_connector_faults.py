@@ -187,7 +187,7 @@ def test_the_version_start_reports_is_the_implementations_for_the_results_header
     a cmd: adapter's version comes from its `start` reply (it was null before)."""
     from conformance import __version__
 
-    implementation = StdioImplementation([sys.executable, "-m", "reference_impl.stdio_adapter"])
+    implementation = StdioImplementation([sys.executable, "-m", "reference_impl.adapter"])
     try:
         assert implementation.version == implementation.info.version == __version__
     finally:
@@ -211,9 +211,9 @@ in-process, the reference over stdio is judged as the reference (the CI sessions
 
 def test_the_reference_over_stdio_declares_what_it_declares_in_process() -> None:
     from conformance import __version__
-    from reference_impl.conformance_adapter import implementation as in_process
+    from reference_impl.adapter import implementation as in_process
 
-    over_stdio = StdioImplementation([sys.executable, "-m", "reference_impl.stdio_adapter"])
+    over_stdio = StdioImplementation([sys.executable, "-m", "reference_impl.adapter"])
     try:
         assert over_stdio.name == f"{in_process.name} {__version__} (python, stdio)"
         for name in DECLARED:

@@ -5,7 +5,7 @@ registers the first three with the CLI (`register_external_tools`) and, when the
 sends `execute_external_tool`, calls `execute` and answers `external_tool_result` with
 the text it returned, or, when it threw, with `Tool execution error: <message>` and
 `is_error: true`. These are the catalog's tools written that way, their bodies as the
-reference runtime's (`reference_impl/_spec_agent.py`):
+reference runtime's (`reference_impl/adapter/_spec_agent.py`):
 
 - `echo(text)` returns the text;
 - `whoami()` reports what the runtime told the tool: Letta Code's request names only

@@ -4,6 +4,7 @@ and the WebSocket handshake (`open`, then `opened` or `refused`)."""
 from __future__ import annotations
 
 import builtins
+import ssl
 from collections.abc import Sequence
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import quote
@@ -11,8 +12,6 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, ValidationError
 from websockets.asyncio.client import connect
-
-from conformance._tls import SHARED_TLS
 
 from .._wire import (
     SERVER_FRAME,
@@ -38,11 +37,17 @@ class SessionClient:
     """The live session this client opens; a derived client may give a subclass (the
     client is part of the runtime: what a broken socket does to a session is its)."""
 
-    def __init__(self, base_url: str, *, timeout: float = 30.0) -> None:
+    def __init__(
+        self, base_url: str, *, timeout: float = 30.0, tls: ssl.SSLContext | None = None
+    ) -> None:
+        """`tls` is the context HTTPS is verified with (None: httpx's default)."""
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.http = httpx.AsyncClient(
-            base_url=self.base_url, timeout=timeout, trust_env=False, verify=SHARED_TLS
+            base_url=self.base_url,
+            timeout=timeout,
+            trust_env=False,
+            verify=True if tls is None else tls,
         )
         self.conversations = Conversations(self)
 

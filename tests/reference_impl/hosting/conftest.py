@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from conformance._prompt_server import PromptServer
+from conformance._tls import SHARED_TLS
 from conformance.wire import ScriptedProvider
 from reference_impl import Agent, ToolContext, ask_person, make_provider, tool
 from reference_impl.hosting import Served, standing_agent, uvicorn_host
@@ -28,7 +30,7 @@ def approve_refund(ctx: ToolContext, order: int = 0) -> str:
 
 def agent_for(wire: ScriptedProvider) -> Agent:
     """A fresh reference agent pointed at the fake."""
-    provider = make_provider("openai-chat", base_url=wire.base_url, api_key=API_KEY)
+    provider = make_provider("openai-chat", base_url=wire.base_url, api_key=API_KEY, tls=SHARED_TLS)
     return Agent.create(provider=provider, model=MODEL).system(SYSTEM).tool(approve_refund).build()
 
 
@@ -44,6 +46,7 @@ def host(loopback_provider: ScriptedProvider, tmp_path: Path) -> Host:
     async def serve(
         *, store: Path | None = None, session_cookie: str | None = None, **options: Any
     ) -> AsyncIterator[tuple[Served, httpx.AsyncClient]]:
+        options.setdefault("server_class", PromptServer)  # stops at once: a test ends many
         if "agent_factory" not in options:
             options.setdefault("agent", agent_for(loopback_provider))
         async with (

@@ -15,8 +15,9 @@ import pytest
 from conformance.adapter import AgentSpec
 from conformance.adapter._hosting_types import HostSpec
 from conformance.wire import Hold, ScriptedProvider, text
-from reference_impl._host_process import LISTENING, HostStartError
-from reference_impl.conformance_adapter import ReferenceImplementation, implementation
+from reference_impl._listening import LISTENING
+from reference_impl.adapter import ReferenceImplementation, implementation
+from reference_impl.adapter._host_process import HostStartError
 from tests.conftest import API_KEY
 from tests.store.test_sqlite_file import another_apps_db, newer_schema, text_file
 

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from conformance._prompt_server import PromptServer
+from conformance._tls import SHARED_TLS
 from conformance.wire import ScriptedProvider
 from reference_impl import make_provider
 from reference_impl.sessions import ServedSessions, SessionRuntime, serve_sessions
@@ -35,14 +37,17 @@ def runtime(loopback_provider: ScriptedProvider, tmp_path: Path) -> Runtime:
         provider: Any = None,
     ) -> AsyncIterator[tuple[ServedSessions, SessionClient]]:
         model_api = provider or make_provider(
-            "openai-chat", base_url=loopback_provider.base_url, api_key=API_KEY
+            "openai-chat", base_url=loopback_provider.base_url, api_key=API_KEY, tls=SHARED_TLS
         )
         core = runtime_class(
             store=sqlite_runtime_store(store or tmp_path / "sessions.db"),
             provider=model_api,
             model=MODEL,
         )
-        async with serve_sessions(core) as served, SessionClient(served.url) as client:
+        async with (  # the suite's server and TLS context, as the adapter wing passes them
+            serve_sessions(core, server_class=PromptServer) as served,
+            SessionClient(served.url, tls=SHARED_TLS) as client,
+        ):
             yield served, client
 
     return serve

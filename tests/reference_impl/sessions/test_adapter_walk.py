@@ -21,7 +21,7 @@ from conformance.adapter import (
     SessionUnderTest,
 )
 from conformance.wire import Dialect, Hold, ScriptedProvider, text, text_blocks, tool_call
-from reference_impl.conformance_adapter import ReferenceImplementation, implementation
+from reference_impl.adapter import ReferenceImplementation, implementation
 from tests.conftest import API_KEY
 
 Open = Callable[..., "AsyncIterator[BackendUnderTest]"]

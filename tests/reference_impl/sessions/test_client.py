@@ -11,7 +11,7 @@ import pytest
 
 from conformance.adapter import BackendSpec, SessionAgentSpec
 from conformance.wire import ScriptedProvider, text, text_blocks, tool_call
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl.adapter import ReferenceImplementation
 from reference_impl.sessions import ResultEvent, SessionEvent
 from reference_impl.sessions.client import (
     Session,

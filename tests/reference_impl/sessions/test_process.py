@@ -13,8 +13,8 @@ import pytest
 
 from conformance.adapter import BackendSpec, SessionAgentSpec
 from conformance.wire import Hold, ScriptedProvider, text
-from reference_impl._host_process import LISTENING
-from reference_impl.conformance_adapter import ReferenceImplementation
+from reference_impl._listening import LISTENING
+from reference_impl.adapter import ReferenceImplementation
 from reference_impl.sessions import ResultEvent, SessionRuntime
 from reference_impl.sessions.client import SessionClient
 from reference_impl.store import AgentRecord, SessionFileError, sqlite_runtime_store

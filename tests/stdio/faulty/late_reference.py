@@ -20,8 +20,8 @@ from typing import Any
 
 from conformance.adapter import AgentSpec, AgentUnderTest, RunOutcome
 from conformance.stdio.serve import serve
-from reference_impl.conformance_adapter import implementation as reference
-from reference_impl.stdio_adapter import INFO
+from reference_impl.adapter import implementation as reference
+from reference_impl.adapter._stdio import INFO
 
 MARK = Path(os.environ["TURNLAW_LATE_MARK"])
 LATE_RUN = int(os.environ.get("TURNLAW_LATE_RUN", "2"))

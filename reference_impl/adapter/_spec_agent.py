@@ -24,10 +24,10 @@ from conformance.catalog import (
 from conformance.frameworks.kit import anthropic_client, call_service, openai_client
 from conformance.wire.ir import Dialect
 
-from .agent import Agent
-from .context import Compaction
-from .memory import EpisodicMemory, InMemoryStore, MemoryStore
-from .tools import Tool, ToolContext, ask_person
+from ..agent import Agent
+from ..context import Compaction
+from ..memory import EpisodicMemory, InMemoryStore, MemoryStore
+from ..tools import Tool, ToolContext, ask_person
 
 
 def build_spec_agent(
@@ -54,14 +54,14 @@ def build_spec_agent(
 def spec_provider(spec: AgentSpec) -> Any:
     """The dialect's provider; only its SDK is imported (a host process speaks one)."""
     if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
-        from .providers.anthropic_messages import AnthropicMessagesProvider
+        from ..providers.anthropic_messages import AnthropicMessagesProvider
 
         return AnthropicMessagesProvider(client=anthropic_client(spec), stream=spec.stream)
     if spec.dialect is Dialect.OPENAI_CHAT:
-        from .providers.openai_chat import OpenAIChatProvider
+        from ..providers.openai_chat import OpenAIChatProvider
 
         return OpenAIChatProvider(client=openai_client(spec), stream=spec.stream)
-    from .providers.openai_responses import OpenAIResponsesProvider
+    from ..providers.openai_responses import OpenAIResponsesProvider
 
     return OpenAIResponsesProvider(client=openai_client(spec), stream=spec.stream)
 

@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from conformance._prompt_server import PromptServer
+from conformance._tls import SHARED_TLS
 from conformance.adapter import (
     BackendSpec,
     BreakHow,
@@ -44,16 +46,16 @@ from conformance.catalog import (
 )
 from conformance.frameworks.kit import call_service
 
-from ._sessions_process import SessionRuntimeProcess, start_session_runtime
-from .sessions import MessageBody, open_runtime, serve_sessions
-from .sessions import SessionEvent as RuntimeEvent
-from .sessions.client import (
+from ..sessions import MessageBody, open_runtime, serve_sessions
+from ..sessions import SessionEvent as RuntimeEvent
+from ..sessions.client import (
     ClientTool,
     Session,
     SessionClient,
     SessionRefusedError,
     SessionUnusableError,
 )
+from ._sessions_process import SessionRuntimeProcess, start_session_runtime
 
 _EVENT: TypeAdapter[SessionEvent] = TypeAdapter(SessionEvent)
 
@@ -285,7 +287,8 @@ async def open_reference_backend(
             url = process.url
         else:
             url = (await stack.enter_async_context(_in_process(spec, runtime_class))).url
-        client = await stack.enter_async_context((client_class or SessionClient)(url))
+        client_type = client_class or SessionClient
+        client = await stack.enter_async_context(client_type(url, tls=SHARED_TLS))
     except BaseException:
         await stack.aclose()
         if process is not None:
@@ -297,14 +300,18 @@ async def open_reference_backend(
 @contextlib.asynccontextmanager
 async def _in_process(spec: BackendSpec, runtime_class: str | None) -> AsyncIterator[Any]:
     """The runtime served in this process, on a real loopback socket."""
-    from .providers import make_provider
+    from ..providers import make_provider
 
     provider: Any = make_provider(
-        spec.dialect.value, base_url=spec.base_url, api_key=spec.api_key, stream=spec.stream
+        spec.dialect.value,
+        base_url=spec.base_url,
+        api_key=spec.api_key,
+        stream=spec.stream,
+        tls=SHARED_TLS,
     )
     runtime = open_runtime(spec.store, provider, spec.model, runtime_class)
     try:
-        async with serve_sessions(runtime) as served:
+        async with serve_sessions(runtime, server_class=PromptServer) as served:
             yield served
     finally:
         with contextlib.suppress(Exception):

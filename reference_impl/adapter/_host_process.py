@@ -1,5 +1,5 @@
 """The adapter's end of the hosting door: spawn the reference host process
-(`python -m reference_impl.conformance_host`) and hand back the handle the suite kills
+(`python -m reference_impl.adapter._host_server`) and hand back the handle the suite kills
 and stops. Kept apart from the process's own module, which builds agents through the
 adapter: the adapter imports this, and this imports nothing of the runtime.
 """
@@ -16,13 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._listening import LISTENING
 from ._launcher import ServerProcess, exit_words, spawn
 
 if TYPE_CHECKING:
     from conformance.adapter._hosting_types import HostSpec
-
-LISTENING = "turnlaw-host listening on "
-"""A host's first stdout line is this prefix and its URL (both command lines print it)."""
 
 START_DEADLINE = 30.0
 """Seconds a host may take to print its URL before the start is a failure."""
@@ -74,7 +72,7 @@ async def start_host_process(
         argv += ["--agent-class", agent_class]
     if host_class is not None:
         argv += ["--host-class", host_class]
-    process, url = await start_listening("reference_impl.conformance_host", argv, {}, folder)
+    process, url = await start_listening("reference_impl.adapter._host_server", argv, {}, folder)
     spec_file.unlink(missing_ok=True)
     return HostProcess(process, url, log)
 

@@ -1,6 +1,6 @@
 """The reference host as the suite starts it: a real process per `start_host`.
 
-    python -m reference_impl.conformance_host --spec-file F [--agent-class mod:attr]
+    python -m reference_impl.adapter._host_server --spec-file F [--agent-class mod:attr]
                                               [--host-class mod:attr]
 
 `F` holds a `HostSpec` as JSON: data only, nothing in it is imported or run (the class
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ._host_process import LISTENING
+from .._listening import LISTENING
 
 if TYPE_CHECKING:
     from conformance.adapter._hosting_types import HostSpec
@@ -51,10 +51,12 @@ def _verifier(principals: dict[str, str] | None) -> Any:
 
 
 async def _serve(spec: HostSpec, agent_class: Any, host_class: Any) -> None:
+    from conformance._prompt_server import PromptServer
+
+    from .._sqlite_memory import SqliteMemoryStore
+    from ..hosting import standing_agent, uvicorn_host
+    from ..store import sqlite_sessions
     from ._spec_agent import build_spec_agent, spec_provider
-    from ._sqlite_memory import SqliteMemoryStore
-    from .hosting import standing_agent, uvicorn_host
-    from .store import sqlite_sessions
 
     memory = SqliteMemoryStore(spec.store + ".memory") if spec.agent.memory else None
 
@@ -70,6 +72,7 @@ async def _serve(spec: HostSpec, agent_class: Any, host_class: Any) -> None:
         on_concurrent_invoke=spec.on_concurrent_invoke,
         identity=_verifier(spec.principals),
         standing_class=host_class,
+        server_class=PromptServer,
     ) as served:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -81,7 +84,7 @@ async def _serve(spec: HostSpec, agent_class: Any, host_class: Any) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m reference_impl.conformance_host")
+    parser = argparse.ArgumentParser(prog="python -m reference_impl.adapter._host_server")
     parser.add_argument("--spec-file", required=True, type=Path)
     parser.add_argument("--agent-class", default=None, help="module:attr of an Agent class")
     parser.add_argument("--host-class", default=None, help="module:attr of a StandingAgent")
@@ -92,11 +95,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.agent_class is not None:
         agent_class = _resolve(args.agent_class)
     else:
-        from .agent import Agent as agent_class
+        from ..agent import Agent as agent_class
     if args.host_class is not None:
         host_class = _resolve(args.host_class)
     else:
-        from .hosting import StandingAgent as host_class
+        from ..hosting import StandingAgent as host_class
     asyncio.run(_serve(spec, agent_class, host_class))
     return 0
 

@@ -3,9 +3,8 @@
 Importing the SDKs is not all they cost on first use: `client.chat`, `client.responses`
 and `client.messages` import their resource modules then, and the first parse of a reply
 or a stream builds pydantic schemas for the SDK's generic models (`ParsedChatCompletion[
-...]` and friends). A profile of the hosting laws put that at 45% of a forked host's CPU:
-every host paid it again on its first turn. Done once here, every forked host and session
-runtime starts with it done.
+...]` and friends), and every forked host would pay that again on its first turn. Done
+once here, every forked host and session runtime starts with it done.
 
 The calls go through the reference's own providers to the fake's codecs over an httpx2
 transport that never opens a socket, so what is warmed is exactly what a child runs.
@@ -31,10 +30,10 @@ async def exercise() -> int:
     from conformance.wire import ScriptedProvider, text, tool_call
     from conformance.wire.in_process import ProviderTransport
 
-    from .conversation import ToolSpec, Turn
-    from .providers.anthropic_messages import AnthropicMessagesProvider
-    from .providers.openai_chat import OpenAIChatProvider
-    from .providers.openai_responses import OpenAIResponsesProvider
+    from ..conversation import ToolSpec, Turn
+    from ..providers.anthropic_messages import AnthropicMessagesProvider
+    from ..providers.openai_chat import OpenAIChatProvider
+    from ..providers.openai_responses import OpenAIResponsesProvider
 
     answered = 0
     turns = [Turn(role="user", text="warm up")]

@@ -2,19 +2,18 @@
 warm launcher instead of starting a new interpreter for each.
 
 A host is started once per hosting law test, several times with restarts, and a fresh
-`python -m reference_impl.conformance_host` spends most of its start importing what it
-serves with (the SDKs, Starlette, uvicorn, pydantic models): ~0.7 s on an idle 2-core
-machine, several seconds on a loaded one. The launcher imports all of that once and
-forks a child per start. The child is still a real process of its own, with its own
-pid, stdout and stderr, that the suite SIGKILLs for real: only the interpreter start and
-the imports are shared, copy-on-write.
+`python -m reference_impl.adapter._host_server` spends most of its start importing what it
+serves with (the SDKs, Starlette, uvicorn, pydantic models). The launcher imports all of
+that once and forks a child per start. The child is still a real process of its own, with
+its own pid, stdout and stderr, that the suite SIGKILLs for real: only the interpreter
+start and the imports are shared, copy-on-write.
 
 Linux only (the child is handled through a pidfd, so a signal can never reach a reused
 pid); elsewhere, or with `TURNLAW_FORK_LAUNCH=0`, `spawn` starts `python -m <module>` as
 before. The launcher runs only the entry points listed in `ENTRIES`: a request names one
 of them, never code to run.
 
-    python -m reference_impl._launcher FD    (started by `spawn`, never by hand)
+    python -m reference_impl.adapter._launcher FD    (started by `spawn`, never by hand)
 """
 
 from __future__ import annotations
@@ -38,15 +37,15 @@ from typing import Any, Protocol
 from ._sdk_warmup import warm_up
 
 ENTRIES: dict[str, str] = {
-    "reference_impl.conformance_host": "reference_impl.conformance_host:main",
-    "reference_impl.sessions": "reference_impl.sessions.__main__:main",
+    "reference_impl.adapter._host_server": "reference_impl.adapter._host_server:main",
+    "reference_impl.adapter._sessions_server": "reference_impl.adapter._sessions_server:main",
 }
 """What a child may run: `python -m <module>`'s own `main(argv)`, and nothing else."""
 
 PRELOAD = (
-    "reference_impl.conformance_host",
-    "reference_impl.sessions.__main__",
-    "reference_impl._spec_agent",
+    "reference_impl.adapter._host_server",
+    "reference_impl.adapter._sessions_server",
+    "reference_impl.adapter._spec_agent",
     "reference_impl._sqlite_memory",
     "reference_impl.hosting",
     "reference_impl.store",
@@ -54,6 +53,7 @@ PRELOAD = (
     "reference_impl.providers.openai_responses",
     "reference_impl.providers.anthropic_messages",
     "conformance.adapter._hosting_types",
+    "conformance._prompt_server",
     "uvicorn",
     # what uvicorn and httpx2 import only once a server starts or a client connects
     "uvicorn.lifespan.off",
@@ -201,7 +201,7 @@ class _Launcher:
         self.log = Path(tempfile.mkstemp(prefix="turnlaw-launcher-", suffix=".log")[1])
         with theirs, self.log.open("wb") as log:  # its own errors: not a test's capture
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "reference_impl._launcher", str(theirs.fileno())],
+                [sys.executable, "-m", "reference_impl.adapter._launcher", str(theirs.fileno())],
                 pass_fds=[theirs.fileno()],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
@@ -433,7 +433,10 @@ def _fork_child(
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1 or not args[0].isdigit():
-        print("usage: python -m reference_impl._launcher FD (started by spawn())", file=sys.stderr)
+        print(
+            "usage: python -m reference_impl.adapter._launcher FD (started by spawn())",
+            file=sys.stderr,
+        )
         return 2
     with socket.socket(fileno=int(args[0])) as control:
         _serve(control)

@@ -1,5 +1,6 @@
-"""The adapter's end of a killable session runtime: spawn `python -m reference_impl.sessions
-serve` on the backend's store and hand back what the suite kills (SIGKILL) or stops.
+"""The adapter's end of a killable session runtime: spawn the runtime's command line
+(`python -m reference_impl.sessions serve`, as `_sessions_server` runs it) on the
+backend's store and hand back what the suite kills (SIGKILL) or stops.
 
 The model API key travels in the child's environment (`TURNLAW_API_KEY`), never on its
 command line, which other users of the machine can read. The runtime class is the
@@ -20,6 +21,10 @@ from ._launcher import ServerProcess
 
 if TYPE_CHECKING:
     from conformance.adapter import BackendSpec
+
+
+SERVER_MODULE = "reference_impl.adapter._sessions_server"
+"""The module spawned: the runtime's command line with the suite's server and TLS."""
 
 
 class SessionRuntimeProcess:
@@ -58,5 +63,5 @@ async def start_session_runtime(
         argv += ["--runtime-class", runtime_class]
     # the key travels in the environment, never on the command line others can read
     env = {"TURNLAW_API_KEY": spec.api_key}
-    process, url = await start_listening("reference_impl.sessions", argv, env, folder)
+    process, url = await start_listening(SERVER_MODULE, argv, env, folder)
     return SessionRuntimeProcess(process, url, folder)
