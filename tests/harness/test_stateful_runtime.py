@@ -163,7 +163,14 @@ def test_a_stateful_runtime_with_its_failures_listed_is_green(
     assert ran.ret == pytest.ExitCode.OK, ran.stdout.str()
 
 
-@pytest.mark.parametrize("missing", sorted(BREAKS))
+UNLISTED = ("run.no-history", "in-flight.refused-before-send")
+"""The failures left out of the manifest one at a time: the law a multi-law test (the
+state machine) judges beside others, and the law another law's unjudged verdict rests
+on. The other three are single-law tests like the second, whose per-law manifest
+rule tests/conformance/test_exit_status.py judges without a whole run."""
+
+
+@pytest.mark.parametrize("missing", UNLISTED)
 def test_a_stateful_runtime_with_one_failure_unlisted_is_red(
     suite: pytest.Pytester, tmp_path: Path, missing: str
 ) -> None:
