@@ -20,7 +20,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import ExitStack
 from functools import cache
-from types import ModuleType, TracebackType
+from types import ModuleType
 from typing import Any
 from unittest import mock
 
@@ -169,12 +169,7 @@ class InProcess:
         self.provider.base_url = self.base_url
         return self.provider
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.provider.release_all()
         self._stack.close()
         self.provider.base_url = self._previous_base_url
