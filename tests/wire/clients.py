@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import anthropic
 import openai
 
@@ -28,3 +30,8 @@ def anthropic_client(
     return anthropic.AsyncAnthropic(
         base_url=base_url(provider), api_key=API_KEY, max_retries=max_retries
     )
+
+
+def ask(text: str) -> list[Any]:
+    """The one-user-turn conversation most wire tests send."""
+    return [{"role": "user", "content": text}]

@@ -16,6 +16,7 @@ import openai
 import pytest
 
 from conformance.wire import read_log_file
+from tests.wire.clients import ask
 
 SCRIPT = {
     "scripts": [
@@ -81,12 +82,8 @@ def test_serve_answers_records_and_exits_clean(tmp_path: Path) -> None:
                 "released": False,
             }
             assert control.post("/_turnlaw/holds/gate/release").json()["released"] is True
-            first = client.chat.completions.create(
-                model="m", messages=[{"role": "user", "content": "one"}]
-            )
-            second = client.chat.completions.create(
-                model="m", messages=[{"role": "user", "content": "two"}]
-            )
+            first = client.chat.completions.create(model="m", messages=ask("one"))
+            second = client.chat.completions.create(model="m", messages=ask("two"))
             recorded = control.get("/_turnlaw/log").json()
             assert control.get("/_turnlaw/findings").json() == []
         code, stderr = stop(process)

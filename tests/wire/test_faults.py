@@ -10,11 +10,7 @@ import openai
 import pytest
 
 from conformance.wire import Fault, ScriptedProvider, StreamError, text
-from tests.wire.clients import anthropic_client, openai_client
-
-
-def ask(text_: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text_}]
+from tests.wire.clients import anthropic_client, ask, openai_client
 
 
 async def test_sdk_retries_consume_steps(provider: ScriptedProvider) -> None:
@@ -50,7 +46,7 @@ async def test_anthropic_fault_and_custom_body(provider: ScriptedProvider) -> No
     provider.script([Fault(status=529, body=custom)])
     with pytest.raises(anthropic.APIStatusError, match="custom body") as raised:
         await anthropic_client(provider).messages.create(
-            model="c", max_tokens=10, messages=[{"role": "user", "content": "x"}]
+            model="c", max_tokens=10, messages=ask("x")
         )
     assert raised.value.status_code == 529
 
@@ -75,9 +71,7 @@ async def test_stream_disconnect(provider: ScriptedProvider) -> None:
     client = anthropic_client(provider)
 
     async def consume() -> None:
-        async with client.messages.stream(
-            model="c", max_tokens=10, messages=[{"role": "user", "content": "x"}]
-        ) as stream:
+        async with client.messages.stream(model="c", max_tokens=10, messages=ask("x")) as stream:
             await stream.get_final_message()
 
     with pytest.raises((httpx.HTTPError, anthropic.APIError)):

@@ -8,11 +8,7 @@ import threading
 import pytest
 
 from conformance.wire import Hold, HoldTimeoutError, ScriptedProvider, text
-from tests.wire.clients import openai_client, openai_sync
-
-
-def ask(text_: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text_}]
+from tests.wire.clients import ask, openai_client, openai_sync
 
 
 async def test_hold_parks_one_request_while_another_is_answered(

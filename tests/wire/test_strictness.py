@@ -13,13 +13,9 @@ from conformance.wire import (
     WireVerificationError,
     text,
 )
-from tests.wire.clients import openai_client
+from tests.wire.clients import ask, openai_client
 
 TRANSPORTS = [InProcess, LoopbackServer]
-
-
-def ask(text_: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text_}]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
