@@ -165,8 +165,6 @@ async def test_parse_multi_turn_request_built_by_sdk() -> None:
                 parameters=WEATHER["input_schema"],
             ),
         ),
-        stream=False,
-        include_usage=False,
         raw=body,
     )
     assert fake.requests[1].raw == body
@@ -244,6 +242,10 @@ def test_parse_tool_result_without_content_or_text() -> None:
 _USER = {"role": "user", "content": "hi"}
 
 
+def _after_user(*assistant_blocks: Any) -> dict[str, Any]:
+    return _ask(messages=[_USER, {"role": "assistant", "content": list(assistant_blocks)}])
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
@@ -284,41 +286,17 @@ _USER = {"role": "user", "content": "hi"}
             id="text-not-str",
         ),
         pytest.param(
-            _ask(
-                messages=[
-                    _USER,
-                    {
-                        "role": "assistant",
-                        "content": [{"type": "tool_use", "name": "f", "input": {}}],
-                    },
-                ]
-            ),
+            _after_user({"type": "tool_use", "name": "f", "input": {}}),
             "messages.1.content.0.id",
             id="tool-use-no-id",
         ),
         pytest.param(
-            _ask(
-                messages=[
-                    _USER,
-                    {
-                        "role": "assistant",
-                        "content": [{"type": "tool_use", "id": "a", "input": {}}],
-                    },
-                ]
-            ),
+            _after_user({"type": "tool_use", "id": "a", "input": {}}),
             "messages.1.content.0.name",
             id="tool-use-no-name",
         ),
         pytest.param(
-            _ask(
-                messages=[
-                    _USER,
-                    {
-                        "role": "assistant",
-                        "content": [{"type": "tool_use", "id": "a", "name": "f", "input": "{}"}],
-                    },
-                ]
-            ),
+            _after_user({"type": "tool_use", "id": "a", "name": "f", "input": "{}"}),
             "messages.1.content.0.input",
             id="tool-use-input-string",
         ),

@@ -21,7 +21,8 @@ from openai.types.responses import (
     ResponseStreamEvent,
 )
 
-from conformance.wire.dialects._base import SseEvent, WireFormatError
+from conformance.wire.dialects import OPENAI_CHAT
+from conformance.wire.dialects._base import DialectCodec, SseEvent, WireFormatError
 from conformance.wire.dialects.openai_responses import CODEC
 from conformance.wire.ir import (
     AssistantReply,
@@ -171,8 +172,6 @@ async def test_parse_multi_turn_request_built_by_the_sdk() -> None:
                 parameters=WEATHER_TOOL["parameters"],
             ),
         ),
-        stream=False,
-        include_usage=False,
         raw=server.bodies[0],
     )
     assert got.raw == server.bodies[0]
@@ -676,8 +675,9 @@ async def test_sdk_does_not_raise_on_a_flat_only_error_event() -> None:
     assert isinstance(events[0], ResponseErrorEvent)
 
 
-def test_render_error_shape() -> None:
-    assert CODEC.render_error(400, "bad input") == {
+@pytest.mark.parametrize("codec", [OPENAI_CHAT, CODEC], ids=["chat", "responses"])
+def test_both_openai_dialects_type_errors_like_the_real_api(codec: DialectCodec) -> None:
+    assert codec.render_error(400, "bad input") == {
         "error": {
             "message": "bad input",
             "type": "invalid_request_error",
@@ -685,14 +685,10 @@ def test_render_error_shape() -> None:
             "code": None,
         }
     }
-    assert CODEC.render_error(401, "k")["error"]["code"] == "invalid_api_key"
-    assert CODEC.render_error(502, "k")["error"]["type"] == "server_error"
-    assert CODEC.render_error(422, "k")["error"]["type"] == "invalid_request_error"
-
-
-def test_codec_identity() -> None:
-    assert CODEC.dialect is Dialect.OPENAI_RESPONSES
-    assert CODEC.path == "/v1/responses"
+    assert codec.render_error(401, "k")["error"]["code"] == "invalid_api_key"
+    assert codec.render_error(429, "k")["error"]["code"] == "rate_limit_exceeded"
+    assert codec.render_error(502, "k")["error"]["type"] == "server_error"
+    assert codec.render_error(422, "k")["error"]["type"] == "invalid_request_error"
 
 
 def test_items_the_ir_does_not_model_are_kept_as_omitted_parts() -> None:
