@@ -6,6 +6,7 @@ from typing import Any
 
 import anthropic
 import openai
+from openai.types.chat import ChatCompletion
 
 from conformance.wire import ScriptedProvider
 from tests.conftest import API_KEY
@@ -35,3 +36,8 @@ def anthropic_client(
 def ask(text: str) -> list[Any]:
     """The one-user-turn conversation most wire tests send."""
     return [{"role": "user", "content": text}]
+
+
+async def chat(provider: ScriptedProvider, text: str = "x") -> ChatCompletion:
+    """One plain chat turn through the official client: the request most wire tests make."""
+    return await openai_client(provider).chat.completions.create(model="m", messages=ask(text))

@@ -16,7 +16,7 @@ from conformance.wire import (
     load_script_file,
     text,
 )
-from tests.wire.clients import anthropic_client, ask, openai_client
+from tests.wire.clients import anthropic_client, ask, chat, openai_client
 
 
 async def test_garbage_then_good_requests_on_one_server() -> None:
@@ -30,7 +30,7 @@ async def test_garbage_then_good_requests_on_one_server() -> None:
             truncated = await client.post(
                 "/messages", content=b'{"model": "c", "messages": [', headers={"x-api-key": "k"}
             )
-        good = await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+        good = await chat(provider)
     assert good.choices[0].message.content == "still alive"
     assert not_json.status_code == 400 and "not valid JSON" in not_json.text
     assert no_messages.status_code == 400 and "messages" in no_messages.json()["error"]["message"]
@@ -228,8 +228,7 @@ async def test_a_hold_nobody_released_fails_verification() -> None:
     hold = Hold(label="forgotten", then=text("x"))
     provider = ScriptedProvider([hold])
     with InProcess(provider):
-        client = openai_client(provider)
-        task = asyncio.create_task(client.chat.completions.create(model="m", messages=ask("x")))
+        task = asyncio.create_task(chat(provider))
         await hold.arrived()
     await task  # leaving InProcess released it
     assert [f.kind for f in provider.findings] == ["hold_unreleased"]

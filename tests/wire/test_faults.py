@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from conformance.wire import Fault, ScriptedProvider, StreamError, text
-from tests.wire.clients import anthropic_client, ask, openai_client
+from tests.wire.clients import anthropic_client, ask, chat, openai_client
 
 
 async def test_sdk_retries_consume_steps(provider: ScriptedProvider) -> None:
@@ -38,7 +38,7 @@ async def test_fault_reaches_the_sdk_as_its_error(
 ) -> None:
     provider.script([Fault(status=status, message=f"scripted {status}")])
     with pytest.raises(error, match=f"scripted {status}"):
-        await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+        await chat(provider)
 
 
 async def test_anthropic_fault_and_custom_body(provider: ScriptedProvider) -> None:
@@ -87,7 +87,7 @@ async def test_stream_error_to_a_non_streaming_request_is_a_500(provider: Script
 async def test_delay(provider: ScriptedProvider) -> None:
     provider.script([text("slow", delay=0.05)])
     started = time.monotonic()
-    await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+    await chat(provider)
     assert time.monotonic() - started >= 0.05
     exchange = provider.wire.exchanges[0]
     assert exchange.duration is not None and exchange.duration >= 0.05

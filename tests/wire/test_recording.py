@@ -14,7 +14,7 @@ from pydantic import TypeAdapter
 from conformance.wire import Hold, InProcess, LoopbackServer, ScriptedProvider, text, tool_call
 from conformance.wire.wirelog import ExchangeRecord
 from tests.conftest import API_KEY
-from tests.wire.clients import anthropic_client, ask, openai_client
+from tests.wire.clients import anthropic_client, ask, chat, openai_client
 
 
 def everything_recorded(provider: ScriptedProvider) -> str:
@@ -134,7 +134,7 @@ async def test_volatile_values_are_numbered_so_equality_survives() -> None:
     run = "ba976035c2d14e0f"
     message = f"a={same} b={other} again={same} run={run} at http://[::1]:51234/v1"
     with InProcess(provider):
-        await openai_client(provider).chat.completions.create(model="m", messages=ask(message))
+        await chat(provider, message)
     exported = provider.wire.export_data()[0]["body"]["messages"][0]["content"]
     assert exported == "a=<uuid-1> b=<uuid-2> again=<uuid-1> run=<hex-1> at http://[::1]:<port>/v1"
 
@@ -144,8 +144,7 @@ async def test_a_recorded_exchange_never_changes_and_its_delivery_is_kept_apart(
 ) -> None:
     hold = Hold(then=text("late"), label="parked")
     provider.script([hold])
-    client = openai_client(provider)
-    call = asyncio.create_task(client.chat.completions.create(model="m", messages=ask("x")))
+    call = asyncio.create_task(chat(provider))
     await hold.arrived()
     (exchange,) = provider.wire.exchanges  # recorded at arrival, complete but for delivery
     assert (exchange.status, exchange.step and exchange.step.label) == (200, "parked")
