@@ -9,17 +9,9 @@ import anthropic
 import httpx2
 import pytest
 
+from conformance.wire import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
 from conformance.wire.dialects._base import WireFormatError
 from conformance.wire.dialects.anthropic_messages import CODEC
-from conformance.wire.ir import (
-    AssistantReply,
-    Dialect,
-    Message,
-    RequestIR,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
 from tests.wire.dialects.codec_harness import IDS, CodecServer, anthropic_client, sse_response
 
 WEATHER: Any = {

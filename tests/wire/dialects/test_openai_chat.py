@@ -14,18 +14,10 @@ import httpx2
 import openai
 import pytest
 
+from conformance.wire import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
 from conformance.wire.dialects._base import SseEvent, WireFormatError
 from conformance.wire.dialects.openai_chat import CODEC
-from conformance.wire.ir import (
-    AssistantReply,
-    Dialect,
-    Message,
-    RequestIR,
-    StopReason,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
+from conformance.wire.ir import StopReason
 from tests.wire.dialects.codec_harness import (
     IDS,
     OPENAI_ERROR_CASES,

@@ -21,18 +21,9 @@ from openai.types.responses import (
     ResponseStreamEvent,
 )
 
-from conformance.wire.dialects import OPENAI_CHAT
-from conformance.wire.dialects._base import DialectCodec, SseEvent, WireFormatError
+from conformance.wire import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
+from conformance.wire.dialects import OPENAI_CHAT, DialectCodec, SseEvent, WireFormatError
 from conformance.wire.dialects.openai_responses import CODEC
-from conformance.wire.ir import (
-    AssistantReply,
-    Dialect,
-    Message,
-    RequestIR,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
 from tests.wire.dialects.codec_harness import (
     IDS,
     OPENAI_ERROR_CASES,
