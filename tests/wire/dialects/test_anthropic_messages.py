@@ -12,7 +12,7 @@ import pytest
 from conformance.wire import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
 from conformance.wire.dialects._base import WireFormatError
 from conformance.wire.dialects.anthropic_messages import CODEC
-from tests.wire.dialects.codec_harness import IDS, CodecServer, anthropic_client, sse_response
+from tests.wire.dialects.codec_harness import IDS, CodecServer, anthropic_client
 
 WEATHER: Any = {
     "name": "get_weather",
@@ -27,27 +27,8 @@ LONG_TEXT = "The weather in Paris is sunny with a light breeze, 21 degrees. " * 
 
 
 class Fake(CodecServer):
-    """A one-endpoint provider: records every parsed request, answers with scripted replies."""
-
-    def __init__(self, *replies: AssistantReply, stream_error: str | None = None) -> None:
-        super().__init__(CODEC)
-        self.replies = list(replies)
-        self.stream_error = stream_error
-        self.events: list[list[str]] = []
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        try:
-            ir = self.receive(request)
-        except WireFormatError as exc:
-            return self.error_response(400, str(exc))
-        reply = self.replies.pop(0)
-        if not ir.stream:
-            return self.answer(reply, ir)
-        events = CODEC.render_sse(reply, ir, IDS)
-        if self.stream_error is not None:
-            events = events[:3] + CODEC.render_stream_error(self.stream_error, IDS)
-        self.events.append([e.event or "" for e in events])
-        return sse_response(events)
+    codec = CODEC
+    kept_before_error = 3  # message_start, ping, content_block_start
 
     def client(self) -> anthropic.AsyncAnthropic:
         return anthropic_client(self.handler)
@@ -416,7 +397,7 @@ async def test_sse_text_raw_events() -> None:
         "message_delta",
         "message_stop",
     ]
-    assert fake.events[0][1] == "ping"
+    assert fake.streams[0][1].event == "ping"
     start = events[0]
     assert isinstance(start, anthropic.types.RawMessageStartEvent)
     assert start.message.id == "msg_turnlaw_000007"
@@ -433,7 +414,7 @@ async def test_sse_text_raw_events() -> None:
 
 async def test_sse_stream_helper_text_and_final_message() -> None:
     reply = AssistantReply(text=LONG_TEXT, usage=Usage(input_tokens=9, output_tokens=30))
-    fake = Fake(reply, reply)
+    fake = Fake(reply)
     client = fake.client()
     async with client.messages.stream(**_ask()) as stream:
         streamed = "".join([t async for t in stream.text_stream])
@@ -545,7 +526,7 @@ async def test_mid_stream_error_raises_on_raw_iteration() -> None:
     assert seen == ["message_start", "content_block_start"]
     assert info.value.api_message == "Overloaded mid-stream"
     assert info.value.type == "api_error"
-    assert fake.events[0][-1] == "error"
+    assert fake.streams[0][-1].event == "error"
 
 
 async def test_mid_stream_error_raises_in_stream_helper() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx2
 import openai
 import pytest
 
@@ -53,35 +52,13 @@ USAGE = Usage(input_tokens=42, output_tokens=7)
 
 
 class FakeChat(CodecServer):
-    """A one-route provider: parse with the codec, answer with the codec."""
-
-    def __init__(
-        self,
-        reply: AssistantReply | None = None,
-        *,
-        error: tuple[int, str] | None = None,
-        stream_error: str | None = None,
-    ) -> None:
-        super().__init__(CODEC)
-        self.reply = reply or AssistantReply(text="ok")
-        self.error = error
-        self.stream_error = stream_error
-
-    def handle(self, request: httpx2.Request) -> httpx2.Response:
-        ir = self.receive(request)
-        if self.error is not None:
-            return self.error_response(*self.error)
-        events: list[SseEvent] | None = None
-        if ir.stream and self.stream_error is not None:
-            events = CODEC.render_sse(self.reply, ir, IDS)[:2]
-            events += CODEC.render_stream_error(self.stream_error, IDS)
-        return self.answer(self.reply, ir, events)
+    codec = CODEC
 
     def client(self) -> openai.AsyncOpenAI:
-        return openai_client(self.handle)
+        return openai_client(self.handler)
 
     def sync_client(self) -> openai.OpenAI:
-        return openai_sync_client(self.handle)
+        return openai_sync_client(self.handler)
 
     async def final_text(self) -> str | None:
         """The text of the `.stream()` helper's final completion (which may raise)."""

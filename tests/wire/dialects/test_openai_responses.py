@@ -10,7 +10,6 @@ import copy
 import json
 from typing import Any
 
-import httpx2
 import openai
 import pydantic
 import pytest
@@ -47,25 +46,7 @@ WEATHER_TOOL: dict[str, Any] = {
 
 
 class FakeServer(CodecServer):
-    """Parses what the SDK sends with the codec and answers with the codec's rendering."""
-
-    def __init__(
-        self,
-        reply: AssistantReply | None = None,
-        *,
-        status: int | None = None,
-        events: list[SseEvent] | None = None,
-    ) -> None:
-        super().__init__(CODEC)
-        self.reply = reply or AssistantReply(text="ok")
-        self.status = status
-        self.events = events
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        parsed = self.receive(request)
-        if self.status is not None:
-            return self.error_response(self.status, "boom here")
-        return self.answer(self.reply, parsed, self.events)
+    codec = CODEC
 
     def client(self) -> openai.AsyncOpenAI:
         return openai_client(self.handler)
@@ -612,7 +593,7 @@ async def test_sse_max_tokens_ends_with_response_incomplete() -> None:
 async def test_error_body_raises_the_sdk_exception(
     status: int, exc: type[openai.APIStatusError], kind: str
 ) -> None:
-    client = FakeServer(status=status).client()
+    client = FakeServer(error=(status, "boom here")).client()
     with pytest.raises(exc) as caught:
         await client.responses.create(model="gpt-test", input="hi")
     assert caught.value.status_code == status
