@@ -367,10 +367,11 @@ async def test_json_two_parallel_tool_calls_after_text() -> None:
 
 
 @pytest.mark.parametrize("stop", ["end_turn", "tool_use", "max_tokens"])
-async def test_json_stop_reasons(stop: Any) -> None:
-    reply = AssistantReply(text="x", stop_reason=stop)
-    msg = await Fake(reply).client().messages.create(**_ask())
-    assert msg.stop_reason == stop
+async def test_stop_reasons_json_and_sse(stop: Any) -> None:
+    client = Fake(AssistantReply(text="x", stop_reason=stop)).client()
+    assert (await client.messages.create(**_ask())).stop_reason == stop
+    async with client.messages.stream(**_ask()) as stream:
+        assert (await stream.get_final_message()).stop_reason == stop
 
 
 def test_json_empty_text_keeps_one_text_block_without_tool_calls() -> None:
@@ -473,13 +474,6 @@ async def test_sse_tool_call_with_empty_arguments() -> None:
     assert len(final.content) == 1
     assert isinstance(final.content[0], anthropic.types.ToolUseBlock)
     assert (final.content[0].id, final.content[0].input) == ("t9", {})
-
-
-async def test_sse_max_tokens_stop_reason() -> None:
-    reply = AssistantReply(text="cut", stop_reason="max_tokens")
-    async with Fake(reply).client().messages.stream(**_ask()) as stream:
-        final = await stream.get_final_message()
-    assert final.stop_reason == "max_tokens"
 
 
 # --- errors ----------------------------------------------------------------------------------
