@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anthropic
+import httpx
 import openai
 from openai.types.chat import ChatCompletion
 
@@ -41,3 +42,10 @@ def ask(text: str) -> list[Any]:
 async def chat(provider: ScriptedProvider, text: str = "x") -> ChatCompletion:
     """One plain chat turn through the official client: the request most wire tests make."""
     return await openai_client(provider).chat.completions.create(model="m", messages=ask(text))
+
+
+def post_chat(url: str, content: str = "x", **options: Any) -> httpx.Response:
+    """The same turn as a raw POST to `url` (a base URL), for tests that set its headers."""
+    return httpx.post(
+        f"{url}/chat/completions", json={"model": "m", "messages": ask(content)}, **options
+    )

@@ -10,14 +10,13 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import openai
 import pytest
 
 from conformance.wire import read_log_file
-from tests.wire.clients import ask
+from tests.wire.clients import ask, post_chat
 
 SCRIPT = {
     "scripts": [
@@ -66,12 +65,6 @@ def refused(tmp_path: Path, script: object, *extra: str) -> subprocess.Completed
         capture_output=True,
         text=True,
         timeout=30,
-    )
-
-
-def post_chat(url: str, content: str = "x", **options: Any) -> httpx.Response:
-    return httpx.post(
-        f"{url}/chat/completions", json={"model": "m", "messages": ask(content)}, **options
     )
 
 
