@@ -97,8 +97,8 @@ def build_response(module: ModuleType, provider: ScriptedProvider, request: Any)
     )
     plan = provider.respond(raw)
     if len(plan.chunks) == 1 and not (plan.waits or plan.disconnect):
-        # a whole reply with nothing to wait for: handed over as it is, the body is out
-        # now (an async generator to read it back cost a fifth of the fake's in-process time)
+        # a whole reply with nothing to wait for: handed over as it is, with no stream to
+        # read it back through, and the body is out now
         plan.finished()
         return module.Response(
             plan.status, headers=plan.headers, content=plan.chunks[0], request=request
