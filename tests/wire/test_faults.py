@@ -51,8 +51,16 @@ async def test_anthropic_fault_and_custom_body(provider: ScriptedProvider) -> No
     assert raised.value.status_code == 529
 
 
-async def test_stream_error_event(provider: ScriptedProvider) -> None:
-    provider.script([StreamError(mode="event", after_events=3, message="exploded mid-stream")])
+@pytest.mark.parametrize(
+    ("step", "says"),
+    [
+        (StreamError(mode="event", after_events=3, message="exploded"), "exploded"),
+        (StreamError(mode="event", after_events=10_000, text="short"), "scripted stream failure"),
+    ],
+    ids=["after-3-events", "after-more-events-than-the-stream-has"],
+)
+async def test_stream_error_event(provider: ScriptedProvider, step: StreamError, says: str) -> None:
+    provider.script([step])
     client = openai_client(provider)
     stream = await client.chat.completions.create(model="m", messages=ask("x"), stream=True)
     received: list[object] = []
@@ -61,7 +69,7 @@ async def test_stream_error_event(provider: ScriptedProvider) -> None:
         async for chunk in stream:
             received.append(chunk)
 
-    with pytest.raises(openai.APIError, match="exploded mid-stream"):
+    with pytest.raises(openai.APIError, match=says):
         await drain()
     assert received, "the failure comes after some events, not instead of them"
 
@@ -100,18 +108,3 @@ async def test_a_delay_past_the_clients_timeout_times_out(provider: ScriptedProv
     )
     with pytest.raises(openai.APITimeoutError):
         await client.chat.completions.create(model="m", messages=ask("x"))
-
-
-async def test_stream_error_after_more_events_than_the_stream_has_still_fails(
-    provider: ScriptedProvider,
-) -> None:
-    provider.script([StreamError(mode="event", after_events=10_000, text="short")])
-    client = openai_client(provider)
-    stream = await client.chat.completions.create(model="m", messages=ask("x"), stream=True)
-
-    async def drain() -> None:
-        async for _ in stream:
-            pass
-
-    with pytest.raises(openai.APIError, match="scripted stream failure"):
-        await drain()
