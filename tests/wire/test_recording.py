@@ -24,9 +24,7 @@ def everything_recorded(provider: ScriptedProvider) -> str:
 
 async def test_keys_never_reach_the_log_or_the_export(provider: ScriptedProvider) -> None:
     provider.script([text("a"), text("b")])
-    await openai_client(provider).chat.completions.create(
-        model="m", messages=ask(f"my key is {API_KEY}, keep it safe")
-    )
+    await chat(provider, f"my key is {API_KEY}, keep it safe")
     await anthropic_client(provider).messages.create(model="c", max_tokens=5, messages=ask("hi"))
     recorded = everything_recorded(provider)
     assert API_KEY not in recorded
@@ -105,9 +103,7 @@ async def test_export_is_deterministic_and_identical_across_transports(snapshot:
 async def test_ports_are_normalized(transport: type) -> None:
     provider = ScriptedProvider([text("a")])
     with transport(provider):
-        await openai_client(provider).chat.completions.create(
-            model="m", messages=ask("see http://127.0.0.1:51234/x")
-        )
+        await chat(provider, "see http://127.0.0.1:51234/x")
     assert "127.0.0.1:<port>" in provider.wire.export()
     assert "51234" not in provider.wire.export()
 

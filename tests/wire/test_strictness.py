@@ -100,9 +100,7 @@ async def test_react_step_sees_the_request() -> None:
         [React(fn=lambda request: text(f"you said {request.user_texts()[-1]!r}"))]
     )
     with InProcess(provider):
-        reply = await openai_client(provider).chat.completions.create(
-            model="m", messages=ask("ping")
-        )
+        reply = await chat(provider, "ping")
     assert reply.choices[0].message.content == "you said 'ping'"
     provider.verify()
 
