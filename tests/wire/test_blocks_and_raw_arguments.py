@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from openai.types.responses import Response
 
 from conformance.wire import Call, ScriptedProvider, Text, ToolCalls, text_blocks
 from tests.wire.clients import anthropic_client, ask, openai_client
@@ -44,6 +45,7 @@ async def test_responses_answers_in_output_text_parts(
 ) -> None:
     provider.script([text_blocks(*BLOCKS)])
     client = openai_client(provider)
+    response: Response
     if stream:
         async with client.responses.stream(model="gpt-test", input="Book.") as events:
             response = await events.get_final_response()

@@ -78,6 +78,7 @@ async def test_tool_call_round_trip(provider: ScriptedProvider) -> None:
     assert first.choices[0].finish_reason == "tool_calls"
     assert message.tool_calls is not None and len(message.tool_calls) == 1
     call = message.tool_calls[0]
+    assert call.type == "function"
     assert call.function.name == "echo"
     assert call.function.arguments == '{"text":"hi"}'
     messages += [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,12 +142,12 @@ async def _call(app: ProviderApp, case: Case) -> tuple[int, dict[str, str], byte
         "headers": [(b"content-type", b"application/json")],
     }
     pending = [{"type": "http.request", "body": case.body, "more_body": False}]
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return pending.pop(0) if pending else {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     await app(scope, receive, send)
