@@ -22,15 +22,6 @@ IDS = ReplyIds(seq=7, created=1_700_000_000)
 Handler = Callable[[httpx2.Request], httpx2.Response]
 
 
-def sse_response(events: Iterable[SseEvent]) -> httpx2.Response:
-    """A 200 event stream carrying `events` as encoded."""
-    return httpx2.Response(
-        200,
-        headers={"content-type": "text/event-stream"},
-        content=b"".join(event.encode() for event in events),
-    )
-
-
 def payloads(events: Iterable[SseEvent]) -> list[Any]:
     """The decoded `data` of each event, skipping OpenAI's `[DONE]` terminator."""
     return [json.loads(event.data) for event in events if event.data != "[DONE]"]
@@ -117,4 +108,5 @@ class CodecServer:
             events = events[: self.kept_before_error]
             events += self.codec.render_stream_error(self.stream_error, IDS)
         self.streams.append(events)
-        return sse_response(events)
+        stream = b"".join(event.encode() for event in events)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=stream)
