@@ -19,7 +19,9 @@ import json
 import math
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from .loopback import (
     DEFAULT_BODY_TIMEOUT,
@@ -36,33 +38,33 @@ from .wirelog import wire_log_schema
 
 SCHEMAS = {"script-file": script_file_schema, "wire-log": wire_log_schema}
 MAX_SECONDS = 24 * 3600.0
+_N = TypeVar("_N", int, float)
+
+
+def _number(text: str, parse: Callable[[str], _N], noun: str) -> _N:
+    """`text` as read by `parse`; an option that is no number at all says which it wanted."""
+    try:
+        return parse(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {noun}: {text!r}") from None
 
 
 def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    port = _number(text, int, "a port number")
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"a port is 0..65535 (0: any free one), not {port}")
     return port
 
 
 def _byte_count(text: str) -> int:
-    try:
-        count = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}") from None
+    count = _number(text, int, "a whole number of bytes")
     if not 0 <= count <= 1 << 40:
         raise argparse.ArgumentTypeError(f"a byte count is 0..{1 << 40}, not {count}")
     return count
 
 
 def _seconds(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    seconds = _number(text, float, "a number of seconds")
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
         raise argparse.ArgumentTypeError(f"seconds must be > 0 and <= {MAX_SECONDS:g}: {text!r}")
     return seconds

@@ -76,12 +76,9 @@ class Plan:
         started = time.monotonic()
         if self.recorded is not None:
             self.recorded.wait()
-        if self.hold is not None and not self.hold_at_end:
-            limit = self._hold_wait(read_timeout)
-            if not self.hold._released.wait(limit):
-                if limit < self.hold_limit:
-                    return False
-                self._hold_expired()
+        hold = None if self.hold_at_end else self.hold
+        if hold is not None and not self._held(hold, read_timeout):
+            return False
         if self.delay:
             left = self._left(read_timeout, started)
             time.sleep(min(self.delay, left))
@@ -93,12 +90,9 @@ class Plan:
         started = time.monotonic()
         if self.recorded is not None:
             await self.recorded.wait_async()
-        if self.hold is not None and not self.hold_at_end:
-            limit = self._hold_wait(read_timeout)
-            if not await self.hold._released.wait_async(limit):
-                if limit < self.hold_limit:
-                    return False
-                self._hold_expired()
+        hold = None if self.hold_at_end else self.hold
+        if hold is not None and not await self._held_async(hold, read_timeout):
+            return False
         if self.delay:
             left = self._left(read_timeout, started)
             await asyncio.sleep(min(self.delay, left))
@@ -111,27 +105,37 @@ class Plan:
         if self.hold is None or not self.hold_at_end:
             return True
         self.hold._mark_streamed()
-        limit = self._hold_wait(read_timeout)
-        if not self.hold._released.wait(limit):
-            if limit < self.hold_limit:
-                return False
-            self._hold_expired()
-        return True
+        return self._held(self.hold, read_timeout)
 
     async def end_held_async(self, read_timeout: float | None = None) -> bool:
         """`end_held_sync` for event loops."""
         if self.hold is None or not self.hold_at_end:
             return True
         self.hold._mark_streamed()
+        return await self._held_async(self.hold, read_timeout)
+
+    def _held(self, hold: Hold, read_timeout: float | None) -> bool:
+        """Wait for `hold`'s release; False when the client's read timeout came first."""
         limit = self._hold_wait(read_timeout)
-        if not await self.hold._released.wait_async(limit):
-            if limit < self.hold_limit:
-                return False
-            self._hold_expired()
-        return True
+        return self._answer_now(hold._released.wait(limit), limit)
+
+    async def _held_async(self, hold: Hold, read_timeout: float | None) -> bool:
+        """`_held` for event loops."""
+        limit = self._hold_wait(read_timeout)
+        return self._answer_now(await hold._released.wait_async(limit), limit)
 
     def _hold_wait(self, read_timeout: float | None) -> float:
         return self.hold_limit if read_timeout is None else min(self.hold_limit, read_timeout)
+
+    def _answer_now(self, released: bool, limit: float) -> bool:
+        """After a hold's wait: released, or past the hold's own limit (a finding), the reply
+        goes out; stopped by the shorter client read timeout, it does not."""
+        if released:
+            return True
+        if limit < self.hold_limit:
+            return False
+        self._hold_expired()
+        return True
 
     @staticmethod
     def _left(read_timeout: float | None, started: float) -> float:

@@ -59,3 +59,21 @@ class Signal:
 def _resolve(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
+
+
+class Gate:
+    """What a test waits to see arrive and then lets go: a held reply, a held service call."""
+
+    _arrived: Signal
+    _released: Signal
+
+    @property
+    def has_arrived(self) -> bool:
+        return self._arrived.is_set()
+
+    @property
+    def is_released(self) -> bool:
+        return self._released.is_set()
+
+    def release(self) -> None:
+        self._released.set()

@@ -31,7 +31,6 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, MutableMapping
 from functools import lru_cache
-from types import TracebackType
 from typing import Any
 
 import uvicorn
@@ -435,10 +434,5 @@ class LoopbackServer:
         self.start()
         return self.provider
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()

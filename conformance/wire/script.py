@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from . import _strict_json as strict_json
-from ._signals import Signal
+from ._signals import Gate, Signal
 from .ir import Dialect, RequestIR, ToolCall, Usage
 
 MAX_DELAY = 600.0
@@ -182,7 +182,7 @@ class StreamError(_Step):
 ReplyStep = Annotated[Text | ToolCalls | Fault | StreamError, Field(discriminator="kind")]
 
 
-class Hold(_Step):
+class Hold(_Step, Gate):
     """Park the reply until the test calls `release()`.
 
     The test can `await hold.arrived()` to know the request reached the provider, which
@@ -199,17 +199,6 @@ class Hold(_Step):
     _streamed: Signal = PrivateAttr(default_factory=Signal)
     _released: Signal = PrivateAttr(default_factory=Signal)
     _request: RequestIR | None = PrivateAttr(default=None)
-
-    def release(self) -> None:
-        self._released.set()
-
-    @property
-    def is_released(self) -> bool:
-        return self._released.is_set()
-
-    @property
-    def has_arrived(self) -> bool:
-        return self._arrived.is_set()
 
     @property
     def request(self) -> RequestIR | None:

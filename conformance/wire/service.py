@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from ._signals import Signal
+from ._signals import Gate, Signal
 
 SERVICE_PATH = "/_turnlaw/tools/"
 """Under the provider's base URL: `{base_url}/_turnlaw/tools/<key>` (GET)."""
@@ -22,7 +22,7 @@ SERVICE_FAILURE = "turnlaw: the service failed (scripted)"
 """The body of a failing key's 500, and so the message the tool raises with."""
 
 
-class ServiceGate:
+class ServiceGate(Gate):
     """How the fake answers `call_service(key)` for one key, and what it saw."""
 
     def __init__(
@@ -42,17 +42,6 @@ class ServiceGate:
     def calls(self) -> int:
         """How many times the tool called the service with this key."""
         return self._calls
-
-    @property
-    def has_arrived(self) -> bool:
-        return self._arrived.is_set()
-
-    @property
-    def is_released(self) -> bool:
-        return self._released.is_set()
-
-    def release(self) -> None:
-        self._released.set()
 
     async def arrived(self, timeout: float = 10.0) -> None:
         """Wait until the tool has called the service (its call is then running)."""

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import anthropic
+import httpx
 import openai
+from openai.types.chat import ChatCompletion
 
 from conformance.wire import ScriptedProvider
 from tests.conftest import API_KEY
@@ -27,4 +31,21 @@ def anthropic_client(
 ) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(
         base_url=base_url(provider), api_key=API_KEY, max_retries=max_retries
+    )
+
+
+def ask(text: str) -> list[Any]:
+    """The one-user-turn conversation most wire tests send."""
+    return [{"role": "user", "content": text}]
+
+
+async def chat(provider: ScriptedProvider, text: str = "x") -> ChatCompletion:
+    """One plain chat turn through the official client: the request most wire tests make."""
+    return await openai_client(provider).chat.completions.create(model="m", messages=ask(text))
+
+
+def post_chat(url: str, content: str = "x", **options: Any) -> httpx.Response:
+    """The same turn as a raw POST to `url` (a base URL), for tests that set its headers."""
+    return httpx.post(
+        f"{url}/chat/completions", json={"model": "m", "messages": ask(content)}, **options
     )

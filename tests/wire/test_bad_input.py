@@ -12,11 +12,9 @@ import pytest
 from conformance.wire import (
     LoopbackServer,
     ScriptedProvider,
-    ScriptFileError,
-    load_script_file,
     text,
 )
-from tests.wire.clients import anthropic_client, openai_client
+from tests.wire.clients import anthropic_client, ask, chat, openai_client
 
 
 async def test_garbage_then_good_requests_on_one_server() -> None:
@@ -30,9 +28,7 @@ async def test_garbage_then_good_requests_on_one_server() -> None:
             truncated = await client.post(
                 "/messages", content=b'{"model": "c", "messages": [', headers={"x-api-key": "k"}
             )
-        good = await openai_client(provider).chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "x"}]
-        )
+        good = await chat(provider)
     assert good.choices[0].message.content == "still alive"
     assert not_json.status_code == 400 and "not valid JSON" in not_json.text
     assert no_messages.status_code == 400 and "messages" in no_messages.json()["error"]["message"]
@@ -54,7 +50,7 @@ async def test_malformed_body_names_the_field() -> None:
         await anthropic_client(provider).messages.create(
             model="c",
             max_tokens=5,
-            messages=[{"role": "user", "content": "x"}],
+            messages=ask("x"),
             extra_body={"max_tokens": "lots"},
         )
     (finding,) = provider.findings
@@ -82,59 +78,6 @@ async def test_a_listed_model_joins_the_models_scripts_name(provider: ScriptedPr
     ]
     with pytest.raises(ValueError, match="non-empty string"):
         provider.list_model("")
-
-
-def write(tmp_path: Path, data: object) -> Path:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(data))
-    return path
-
-
-def test_script_file_round_trip(tmp_path: Path) -> None:
-    data = {
-        "version": 1,
-        "scripts": [
-            {"name": "billing", "match": {"model": "b"}, "steps": [{"kind": "text", "text": "hi"}]},
-            {"steps": [{"kind": "hold", "label": "h", "then": {"kind": "fault", "status": 429}}]},
-        ],
-    }
-    loaded = load_script_file(write(tmp_path, data))
-    assert [s.name for s in loaded.scripts] == ["billing", "default"]
-    provider = ScriptedProvider()
-    provider.load(loaded)
-    assert provider.hold("h").then.kind == "fault"
-    bare = load_script_file(write(tmp_path, [{"kind": "text", "text": "only"}]))
-    assert bare.scripts[0].steps[0].kind == "text"
-
-
-@pytest.mark.parametrize(
-    ("data", "message"),
-    [
-        (
-            {"scripts": [{"name": "main", "steps": [{"kind": "text"}]}]},
-            "script 'main', step 0 (text), field 'text': Field required",
-        ),
-        (
-            [{"kind": "text", "text": "ok"}, {"kind": "tool_calls", "calls": []}],
-            "script 'default', step 1 (tool_calls), field 'calls'",
-        ),
-        ([{"kind": "teleport"}], "step 0 (teleport)"),
-        ([{"kind": "fault", "status": 200}], "field 'status': Input should be greater than"),
-        ({"version": 2, "scripts": []}, "version"),
-    ],
-)
-def test_invalid_script_file_names_the_step(tmp_path: Path, data: object, message: str) -> None:
-    with pytest.raises(ScriptFileError) as raised:
-        load_script_file(write(tmp_path, data))
-    assert message in str(raised.value)
-
-
-def test_unreadable_script_file(tmp_path: Path) -> None:
-    (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(ScriptFileError, match="not valid UTF-8 JSON"):
-        load_script_file(tmp_path / "bad.json")
-    with pytest.raises(ScriptFileError, match="cannot read"):
-        load_script_file(tmp_path / "missing.json")
 
 
 @pytest.mark.parametrize("name", ["script-file", "wire-log"])
@@ -230,10 +173,7 @@ async def test_a_hold_nobody_released_fails_verification() -> None:
     hold = Hold(label="forgotten", then=text("x"))
     provider = ScriptedProvider([hold])
     with InProcess(provider):
-        client = openai_client(provider)
-        task = asyncio.create_task(
-            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
-        )
+        task = asyncio.create_task(chat(provider))
         await hold.arrived()
     await task  # leaving InProcess released it
     assert [f.kind for f in provider.findings] == ["hold_unreleased"]

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from openai.types.responses import Response
 
 from conformance.wire import Call, ScriptedProvider, Text, ToolCalls, text_blocks
-from tests.wire.clients import anthropic_client, openai_client
+from tests.wire.clients import anthropic_client, ask, openai_client
 
 BLOCKS = ("Booked: a table for ", "two", " on Friday.")
 CUT_OFF = '{"text": "table for 2", "note": "by the wind'
@@ -44,6 +45,7 @@ async def test_responses_answers_in_output_text_parts(
 ) -> None:
     provider.script([text_blocks(*BLOCKS)])
     client = openai_client(provider)
+    response: Response
     if stream:
         async with client.responses.stream(model="gpt-test", input="Book.") as events:
             response = await events.get_final_response()
@@ -58,7 +60,7 @@ async def test_responses_answers_in_output_text_parts(
 async def test_chat_sends_the_blocks_as_one_content_string(provider: ScriptedProvider) -> None:
     provider.script([text_blocks(*BLOCKS)])
     reply = await openai_client(provider).chat.completions.create(
-        model="gpt-test", messages=[{"role": "user", "content": "Book."}]
+        model="gpt-test", messages=ask("Book.")
     )
     assert reply.choices[0].message.content == "".join(BLOCKS)
 

@@ -7,7 +7,7 @@ import json
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,6 +16,7 @@ import openai
 import pytest
 
 from conformance.wire import read_log_file
+from tests.wire.clients import ask, post_chat
 
 SCRIPT = {
     "scripts": [
@@ -29,14 +30,19 @@ SCRIPT = {
 }
 
 
+def command(tmp_path: Path, script: object, *extra: str) -> list[str]:
+    """`python -m conformance.wire serve` on `script`, written to a file first."""
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    return [sys.executable, "-m", "conformance.wire", "serve", "--script", str(path), *extra]
+
+
 @contextmanager
 def serve(
     tmp_path: Path, script: object, *extra: str
 ) -> Iterator[tuple[str, subprocess.Popen[str]]]:
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(script))
     process = subprocess.Popen(
-        [sys.executable, "-m", "conformance.wire", "serve", "--script", str(path), *extra],
+        command(tmp_path, script, *extra),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -54,10 +60,8 @@ def serve(
 
 def refused(tmp_path: Path, script: object, *extra: str) -> subprocess.CompletedProcess[str]:
     """`serve` that must not start: it exits with what it said, never serving."""
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps(script))
     return subprocess.run(
-        [sys.executable, "-m", "conformance.wire", "serve", "--script", str(path), *extra],
+        command(tmp_path, script, *extra),
         capture_output=True,
         text=True,
         timeout=30,
@@ -81,12 +85,8 @@ def test_serve_answers_records_and_exits_clean(tmp_path: Path) -> None:
                 "released": False,
             }
             assert control.post("/_turnlaw/holds/gate/release").json()["released"] is True
-            first = client.chat.completions.create(
-                model="m", messages=[{"role": "user", "content": "one"}]
-            )
-            second = client.chat.completions.create(
-                model="m", messages=[{"role": "user", "content": "two"}]
-            )
+            first = client.chat.completions.create(model="m", messages=ask("one"))
+            second = client.chat.completions.create(model="m", messages=ask("two"))
             recorded = control.get("/_turnlaw/log").json()
             assert control.get("/_turnlaw/findings").json() == []
         code, stderr = stop(process)
@@ -120,10 +120,7 @@ def test_sigterm_stops_cleanly_and_keeps_the_log(tmp_path: Path) -> None:
     log = tmp_path / "wire.json"
     with serve(tmp_path, [{"kind": "text", "text": "one"}], "--log", str(log)) as (url, process):
         for _ in range(2):  # the second request exhausts the script: a finding
-            httpx.post(
-                f"{url}/chat/completions",
-                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
-            )
+            post_chat(url)
         code, stderr = stop(process, signal.SIGTERM)
     assert code == 1
     assert "[exhausted]" in stderr
@@ -136,10 +133,7 @@ def test_a_killed_server_keeps_every_answered_request_in_its_log(tmp_path: Path)
     steps = [{"kind": "text", "text": "one"}, {"kind": "text", "text": "two"}]
     with serve(tmp_path, steps, "--log", str(log)) as (url, process):
         for _ in range(3):  # the third is exhausted: a refusal is recorded too
-            httpx.post(
-                f"{url}/chat/completions",
-                json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
-            )
+            post_chat(url)
         process.kill()
         process.wait(10)
     records = read_log_file(log)
@@ -154,10 +148,7 @@ def test_the_log_file_and_the_export_number_volatile_values_alike(tmp_path: Path
         process,
     ):
         for content in (ids[0], ids[1], ids[0]):
-            httpx.post(
-                f"{url}/chat/completions",
-                json={"model": "m", "messages": [{"role": "user", "content": content}]},
-            )
+            post_chat(url, content)
         exported = httpx.get(url.removesuffix("/v1") + "/_turnlaw/log").json()
         stop(process)
     lines = [json.loads(line) for line in log.read_text().splitlines()]
@@ -208,25 +199,15 @@ def test_a_reply_cut_off_by_shutdown_is_a_finding(tmp_path: Path) -> None:
 
     steps = [{"kind": "text", "text": "slow", "delay": 120}]
     with serve(tmp_path, steps) as (url, process):
-        worker = threading.Thread(
-            target=lambda: _ignore_errors(
-                lambda: httpx.post(
-                    f"{url}/chat/completions",
-                    json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
-                    timeout=60,
-                )
-            ),
-            daemon=True,
-        )
-        worker.start()
+
+        def post_unanswered() -> None:
+            with contextlib.suppress(httpx.HTTPError):
+                post_chat(url, timeout=60)
+
+        threading.Thread(target=post_unanswered, daemon=True).start()
         with httpx.Client(base_url=url.removesuffix("/v1")) as control:
             while not control.get("/_turnlaw/log").json():
                 pass
         code, stderr = stop(process)
     assert code == 1, stderr
     assert "[unanswered]" in stderr
-
-
-def _ignore_errors(call: Callable[[], object]) -> None:
-    with contextlib.suppress(httpx.HTTPError):
-        call()

@@ -10,11 +10,7 @@ import openai
 import pytest
 
 from conformance.wire import Fault, ScriptedProvider, StreamError, text
-from tests.wire.clients import anthropic_client, openai_client
-
-
-def ask(text_: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text_}]
+from tests.wire.clients import anthropic_client, ask, chat, openai_client
 
 
 async def test_sdk_retries_consume_steps(provider: ScriptedProvider) -> None:
@@ -42,7 +38,7 @@ async def test_fault_reaches_the_sdk_as_its_error(
 ) -> None:
     provider.script([Fault(status=status, message=f"scripted {status}")])
     with pytest.raises(error, match=f"scripted {status}"):
-        await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+        await chat(provider)
 
 
 async def test_anthropic_fault_and_custom_body(provider: ScriptedProvider) -> None:
@@ -50,13 +46,21 @@ async def test_anthropic_fault_and_custom_body(provider: ScriptedProvider) -> No
     provider.script([Fault(status=529, body=custom)])
     with pytest.raises(anthropic.APIStatusError, match="custom body") as raised:
         await anthropic_client(provider).messages.create(
-            model="c", max_tokens=10, messages=[{"role": "user", "content": "x"}]
+            model="c", max_tokens=10, messages=ask("x")
         )
     assert raised.value.status_code == 529
 
 
-async def test_stream_error_event(provider: ScriptedProvider) -> None:
-    provider.script([StreamError(mode="event", after_events=3, message="exploded mid-stream")])
+@pytest.mark.parametrize(
+    ("step", "says"),
+    [
+        (StreamError(mode="event", after_events=3, message="exploded"), "exploded"),
+        (StreamError(mode="event", after_events=10_000, text="short"), "scripted stream failure"),
+    ],
+    ids=["after-3-events", "after-more-events-than-the-stream-has"],
+)
+async def test_stream_error_event(provider: ScriptedProvider, step: StreamError, says: str) -> None:
+    provider.script([step])
     client = openai_client(provider)
     stream = await client.chat.completions.create(model="m", messages=ask("x"), stream=True)
     received: list[object] = []
@@ -65,7 +69,7 @@ async def test_stream_error_event(provider: ScriptedProvider) -> None:
         async for chunk in stream:
             received.append(chunk)
 
-    with pytest.raises(openai.APIError, match="exploded mid-stream"):
+    with pytest.raises(openai.APIError, match=says):
         await drain()
     assert received, "the failure comes after some events, not instead of them"
 
@@ -75,9 +79,7 @@ async def test_stream_disconnect(provider: ScriptedProvider) -> None:
     client = anthropic_client(provider)
 
     async def consume() -> None:
-        async with client.messages.stream(
-            model="c", max_tokens=10, messages=[{"role": "user", "content": "x"}]
-        ) as stream:
+        async with client.messages.stream(model="c", max_tokens=10, messages=ask("x")) as stream:
             await stream.get_final_message()
 
     with pytest.raises((httpx.HTTPError, anthropic.APIError)):
@@ -93,7 +95,7 @@ async def test_stream_error_to_a_non_streaming_request_is_a_500(provider: Script
 async def test_delay(provider: ScriptedProvider) -> None:
     provider.script([text("slow", delay=0.05)])
     started = time.monotonic()
-    await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+    await chat(provider)
     assert time.monotonic() - started >= 0.05
     exchange = provider.wire.exchanges[0]
     assert exchange.duration is not None and exchange.duration >= 0.05
@@ -106,18 +108,3 @@ async def test_a_delay_past_the_clients_timeout_times_out(provider: ScriptedProv
     )
     with pytest.raises(openai.APITimeoutError):
         await client.chat.completions.create(model="m", messages=ask("x"))
-
-
-async def test_stream_error_after_more_events_than_the_stream_has_still_fails(
-    provider: ScriptedProvider,
-) -> None:
-    provider.script([StreamError(mode="event", after_events=10_000, text="short")])
-    client = openai_client(provider)
-    stream = await client.chat.completions.create(model="m", messages=ask("x"), stream=True)
-
-    async def drain() -> None:
-        async for _ in stream:
-            pass
-
-    with pytest.raises(openai.APIError, match="scripted stream failure"):
-        await drain()

@@ -8,11 +8,7 @@ import threading
 import pytest
 
 from conformance.wire import Hold, HoldTimeoutError, ScriptedProvider, text
-from tests.wire.clients import openai_client, openai_sync
-
-
-def ask(text_: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text_}]
+from tests.wire.clients import ask, chat, openai_client, openai_sync
 
 
 async def test_hold_parks_one_request_while_another_is_answered(
@@ -84,6 +80,6 @@ async def test_a_hold_nobody_releases_answers_after_the_limit_and_is_a_finding()
     hold = Hold(then=text("late"), label="forgotten")
     provider = ScriptedProvider([hold], hold_limit=0.05)
     with InProcess(provider):
-        reply = await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+        reply = await chat(provider)
     assert reply.choices[0].message.content == "late"
     assert [f.kind for f in provider.findings] == ["hold_expired"]

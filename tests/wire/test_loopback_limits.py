@@ -156,7 +156,7 @@ def test_a_declared_length_over_the_limit_is_refused_before_the_body_is_read() -
 
 
 def test_serve_holds_a_bounded_amount_of_memory_for_a_huge_body(tmp_path: object) -> None:
-    """720 MB sent used to mean 1.4 GB held; now a body over the limit is drained, not kept."""
+    """A body over the limit is drained, not kept: what the server holds does not grow with it."""
     from pathlib import Path
 
     from tests.wire.test_cli import serve, stop

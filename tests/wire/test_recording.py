@@ -14,7 +14,7 @@ from pydantic import TypeAdapter
 from conformance.wire import Hold, InProcess, LoopbackServer, ScriptedProvider, text, tool_call
 from conformance.wire.wirelog import ExchangeRecord
 from tests.conftest import API_KEY
-from tests.wire.clients import anthropic_client, openai_client
+from tests.wire.clients import anthropic_client, ask, chat, openai_client
 
 
 def everything_recorded(provider: ScriptedProvider) -> str:
@@ -24,12 +24,8 @@ def everything_recorded(provider: ScriptedProvider) -> str:
 
 async def test_keys_never_reach_the_log_or_the_export(provider: ScriptedProvider) -> None:
     provider.script([text("a"), text("b")])
-    await openai_client(provider).chat.completions.create(
-        model="m", messages=[{"role": "user", "content": f"my key is {API_KEY}, keep it safe"}]
-    )
-    await anthropic_client(provider).messages.create(
-        model="c", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
-    )
+    await chat(provider, f"my key is {API_KEY}, keep it safe")
+    await anthropic_client(provider).messages.create(model="c", max_tokens=5, messages=ask("hi"))
     recorded = everything_recorded(provider)
     assert API_KEY not in recorded
     openai_exchange, anthropic_exchange = provider.wire.exchanges
@@ -107,9 +103,7 @@ async def test_export_is_deterministic_and_identical_across_transports(snapshot:
 async def test_ports_are_normalized(transport: type) -> None:
     provider = ScriptedProvider([text("a")])
     with transport(provider):
-        await openai_client(provider).chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "see http://127.0.0.1:51234/x"}]
-        )
+        await chat(provider, "see http://127.0.0.1:51234/x")
     assert "127.0.0.1:<port>" in provider.wire.export()
     assert "51234" not in provider.wire.export()
 
@@ -136,9 +130,7 @@ async def test_volatile_values_are_numbered_so_equality_survives() -> None:
     run = "ba976035c2d14e0f"
     message = f"a={same} b={other} again={same} run={run} at http://[::1]:51234/v1"
     with InProcess(provider):
-        await openai_client(provider).chat.completions.create(
-            model="m", messages=[{"role": "user", "content": message}]
-        )
+        await chat(provider, message)
     exported = provider.wire.export_data()[0]["body"]["messages"][0]["content"]
     assert exported == "a=<uuid-1> b=<uuid-2> again=<uuid-1> run=<hex-1> at http://[::1]:<port>/v1"
 
@@ -148,10 +140,7 @@ async def test_a_recorded_exchange_never_changes_and_its_delivery_is_kept_apart(
 ) -> None:
     hold = Hold(then=text("late"), label="parked")
     provider.script([hold])
-    client = openai_client(provider)
-    call = asyncio.create_task(
-        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
-    )
+    call = asyncio.create_task(chat(provider))
     await hold.arrived()
     (exchange,) = provider.wire.exchanges  # recorded at arrival, complete but for delivery
     assert (exchange.status, exchange.step and exchange.step.label) == (200, "parked")

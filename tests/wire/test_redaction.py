@@ -12,6 +12,7 @@ import pytest
 
 from conformance.redaction import MIN_SECRET_LENGTH, REDACTED, Redactor
 from conformance.wire import InProcess, ScriptedProvider, text
+from tests.wire.clients import base_url, post_chat
 
 KEY = 'tl-Zq8+Xw/2"Lp\\0Rk=4Vm'
 
@@ -92,17 +93,10 @@ def test_providers_sharing_a_redactor_scrub_each_others_keys() -> None:
     first = ScriptedProvider([text("a")], redactor=shared)
     second = ScriptedProvider([text("b")], redactor=shared)
     key = "tl-shared-key-0123456789"
-    with InProcess(first), httpx.Client() as client:
-        client.post(
-            f"{first.base_url}/chat/completions",
-            headers={"x-goog-api-key": key},
-            json={"model": "m", "messages": [{"role": "user", "content": "x"}]},
-        )
-    with InProcess(second), httpx.Client() as client:
-        client.post(  # this runtime sends no credential, but quotes the key
-            f"{second.base_url}/chat/completions",
-            json={"model": "m", "messages": [{"role": "user", "content": f"it was {key}"}]},
-        )
+    with InProcess(first):
+        post_chat(base_url(first), headers={"x-goog-api-key": key})
+    with InProcess(second):  # this runtime sends no credential, but quotes the key
+        post_chat(base_url(second), f"it was {key}")
     assert key not in second.wire.export() and key not in repr(second.wire.exchanges)
     assert second.redactor is first.redactor is shared
 
@@ -138,12 +132,8 @@ def test_the_session_shares_one_redactor_across_fixtures(pytester: pytest.Pytest
 def test_the_verification_error_is_scrubbed_too() -> None:
     key = "tl-verify-key-0123456789"
     provider = ScriptedProvider([])
-    with InProcess(provider), httpx.Client() as client:
-        client.post(
-            f"{provider.base_url}/chat/completions",
-            headers={"OpenAI-Organization": key},
-            json={"model": "m", "messages": [{"role": "user", "content": f"last {key}"}]},
-        )
+    with InProcess(provider):
+        post_chat(base_url(provider), f"last {key}", headers={"OpenAI-Organization": key})
     with pytest.raises(AssertionError) as raised:
         provider.verify()
     assert "ran out" in str(raised.value) and key not in str(raised.value)

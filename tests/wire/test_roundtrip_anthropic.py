@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.wire import Dialect, ScriptedProvider, parallel_calls, text, tool_call
-from tests.wire.clients import anthropic_client
+from tests.wire.clients import anthropic_client, ask
 
 ECHO_TOOL: Any = {
     "name": "echo",
@@ -21,7 +21,7 @@ async def test_create_text(provider: ScriptedProvider) -> None:
         model="claude-test",
         max_tokens=100,
         system="You take bookings.",
-        messages=[{"role": "user", "content": "Book a table."}],
+        messages=ask("Book a table."),
     )
     assert message.content[0].type == "text" and message.content[0].text == "Booked."
     assert message.stop_reason == "end_turn"
@@ -37,7 +37,7 @@ async def test_stream_text(provider: ScriptedProvider) -> None:
     provider.script([text(answer)])
     client = anthropic_client(provider)
     async with client.messages.stream(
-        model="claude-test", max_tokens=100, messages=[{"role": "user", "content": "Talk."}]
+        model="claude-test", max_tokens=100, messages=ask("Talk.")
     ) as stream:
         pieces = [piece async for piece in stream.text_stream]
         final = await stream.get_final_message()
@@ -79,7 +79,7 @@ async def test_parallel_tool_use_streamed(provider: ScriptedProvider) -> None:
     async with client.messages.stream(
         model="claude-test",
         max_tokens=100,
-        messages=[{"role": "user", "content": "Both."}],
+        messages=ask("Both."),
         tools=[ECHO_TOOL],
     ) as stream:
         final = await stream.get_final_message()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.wire import Dialect, ScriptedProvider, parallel_calls, text, tool_call
-from tests.wire.clients import openai_client
+from tests.wire.clients import ask, openai_client
 
 ECHO_TOOL: Any = {
     "type": "function",
@@ -51,7 +51,7 @@ async def test_stream_text_with_usage(provider: ScriptedProvider) -> None:
     client = openai_client(provider)
     stream = await client.chat.completions.create(
         model="gpt-test",
-        messages=[{"role": "user", "content": "Talk to me."}],
+        messages=ask("Talk to me."),
         stream=True,
         stream_options={"include_usage": True},
     )
@@ -78,6 +78,7 @@ async def test_tool_call_round_trip(provider: ScriptedProvider) -> None:
     assert first.choices[0].finish_reason == "tool_calls"
     assert message.tool_calls is not None and len(message.tool_calls) == 1
     call = message.tool_calls[0]
+    assert call.type == "function"
     assert call.function.name == "echo"
     assert call.function.arguments == '{"text":"hi"}'
     messages += [
@@ -101,7 +102,7 @@ async def test_parallel_tool_calls_streamed(provider: ScriptedProvider) -> None:
     provider.script([parallel_calls(("echo", {"text": "a"}), ("echo", {"text": "b"}))])
     client = openai_client(provider)
     async with client.chat.completions.stream(
-        model="gpt-test", messages=[{"role": "user", "content": "Both."}], tools=[ECHO_TOOL]
+        model="gpt-test", messages=ask("Both."), tools=[ECHO_TOOL]
     ) as stream:
         final = await stream.get_final_completion()
     calls = final.choices[0].message.tool_calls

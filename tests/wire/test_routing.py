@@ -1,16 +1,15 @@
 """Every path the fake answers, and what it answers for paths and methods it does not.
 
 Driven straight through the ASGI app (no socket), one fresh provider per case, so each row
-pins one status and one body. The rows were first run against the code before the routing
-table (`conformance.wire._routes`) existed, to pin what it answered; the rows marked
-`CHANGED` are the 404s that became 405s because the path is served with another method
-(each 405 now carries an `Allow` header, which the 405s before the table lacked).
+pins one status and one body. A path served with another method is a 405 with an `Allow`
+header, not a 404.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,9 +65,9 @@ PROVIDER_CASES = [
     _unknown("PUT", "/v1/chat/completions", 405),
     _unknown("DELETE", "/v1/responses", 405),
     _unknown("GET", "/v1/messages", 405),
-    _unknown("POST", "/v1/models", 405),  # CHANGED: was 404
-    _unknown("DELETE", "/v1/models", 405),  # CHANGED: was 404
-    _unknown("HEAD", "/v1/models", 405),  # CHANGED: was 404
+    _unknown("POST", "/v1/models", 405),
+    _unknown("DELETE", "/v1/models", 405),
+    _unknown("HEAD", "/v1/models", 405),
     _unknown("POST", "/v1/embeddings"),
     _unknown("GET", "/v1/embeddings"),
     _unknown("POST", "/v1/chat/completions/extra"),
@@ -92,13 +91,13 @@ CONTROL_CASES = [
     Case(
         "POST", "/_turnlaw/holds/nope/release", 404, says="no hold labelled 'nope'", recorded=False
     ),
-    _control_miss("POST", "/_turnlaw/log", 405),  # CHANGED: was 404
-    _control_miss("DELETE", "/_turnlaw/findings", 405),  # CHANGED: was 404
-    _control_miss("DELETE", "/_turnlaw/holds/h", 405),  # CHANGED: was 404
-    _control_miss("PUT", "/_turnlaw/holds/h/release", 405),  # CHANGED: was 404
-    _control_miss("DELETE", "/_turnlaw/holds/nope", 405),  # CHANGED: was 404 (no such hold)
+    _control_miss("POST", "/_turnlaw/log", 405),
+    _control_miss("DELETE", "/_turnlaw/findings", 405),
+    _control_miss("DELETE", "/_turnlaw/holds/h", 405),
+    _control_miss("PUT", "/_turnlaw/holds/h/release", 405),
+    _control_miss("DELETE", "/_turnlaw/holds/nope", 405),  # no such hold
     _control_miss("GET", "/_turnlaw/holds/h/other"),
-    _control_miss("GET", "/_turnlaw/holds/nope/other"),  # CHANGED body: was "no hold labelled"
+    _control_miss("GET", "/_turnlaw/holds/nope/other"),  # a miss, not "no hold labelled"
     _control_miss("GET", "/_turnlaw/holds"),
     _control_miss("GET", "/_turnlaw/"),
     _control_miss("GET", "/_turnlaw/other"),
@@ -143,12 +142,12 @@ async def _call(app: ProviderApp, case: Case) -> tuple[int, dict[str, str], byte
         "headers": [(b"content-type", b"application/json")],
     }
     pending = [{"type": "http.request", "body": case.body, "more_body": False}]
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return pending.pop(0) if pending else {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     await app(scope, receive, send)

@@ -3,11 +3,12 @@ and field, and everything accepted can be served (finite, bounded, sendable)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from conformance.wire import Fault, ScriptFileError, Text, load_script_file
+from conformance.wire import Fault, ScriptedProvider, ScriptFileError, Text, load_script_file
 
 
 def write(tmp_path: Path, data: str | bytes) -> Path:
@@ -77,6 +78,28 @@ REFUSED = [
         id="hold-label-twice",
     ),
     pytest.param('{"scripts": [{"steps": {"kind": "text"}}]}', "scripts.0.steps", id="steps-dict"),
+    pytest.param(
+        '{"scripts": [{"name": "main", "steps": [{"kind": "text"}]}]}',
+        "script 'main', step 0 (text), field 'text': Field required",
+        id="text-missing",
+    ),
+    pytest.param(
+        '{"scripts": [{"name": "ok", "steps": []}, {"name": "billing", "steps": ['
+        '{"kind": "text", "text": "x", "delay": Infinity}]}]}',
+        "script 'billing', step 0 (text), field 'delay'",
+        id="second-script-named",
+    ),
+    pytest.param(
+        '[{"kind": "text", "text": "ok"}, {"kind": "tool_calls", "calls": []}]',
+        "script 'default', step 1 (tool_calls), field 'calls'",
+        id="no-calls",
+    ),
+    pytest.param('[{"kind": "teleport"}]', "step 0 (teleport)", id="unknown-kind"),
+    pytest.param(
+        step('"status": 200', "fault"), "field 'status': Input should be greater than", id="200"
+    ),
+    pytest.param('{"version": 2, "scripts": []}', "version", id="version-2"),
+    pytest.param("{", "not valid UTF-8 JSON", id="not-json"),
 ]
 
 
@@ -89,12 +112,26 @@ def test_odd_values_are_a_script_file_error_naming_the_step_and_field(
     assert says in str(raised.value)
 
 
-def test_named_scripts_are_named_in_the_error(tmp_path: Path) -> None:
-    data = '{"scripts": [{"name": "ok", "steps": []}, {"name": "billing", "steps": [' + (
-        '{"kind": "text", "text": "x", "delay": Infinity}]}]}'
-    )
-    with pytest.raises(ScriptFileError, match="script 'billing', step 0 \\(text\\), field 'delay'"):
-        load_script_file(write(tmp_path, data))
+def test_a_missing_file_is_a_script_file_error(tmp_path: Path) -> None:
+    with pytest.raises(ScriptFileError, match="cannot read"):
+        load_script_file(tmp_path / "missing.json")
+
+
+def test_script_file_round_trip(tmp_path: Path) -> None:
+    data = {
+        "version": 1,
+        "scripts": [
+            {"name": "billing", "match": {"model": "b"}, "steps": [{"kind": "text", "text": "hi"}]},
+            {"steps": [{"kind": "hold", "label": "h", "then": {"kind": "fault", "status": 429}}]},
+        ],
+    }
+    loaded = load_script_file(write(tmp_path, json.dumps(data)))
+    assert [s.name for s in loaded.scripts] == ["billing", "default"]
+    provider = ScriptedProvider()
+    provider.load(loaded)
+    assert provider.hold("h").then.kind == "fault"
+    bare = load_script_file(write(tmp_path, '[{"kind": "text", "text": "only"}]'))
+    assert bare.scripts[0].steps[0].kind == "text"
 
 
 def test_the_same_bounds_hold_for_steps_made_in_python() -> None:
@@ -122,7 +159,5 @@ def test_a_file_too_large_to_be_a_script_is_refused_unread(
 
 @pytest.mark.parametrize("limit", [float("inf"), float("nan"), 0, -1])
 def test_a_hold_limit_must_end(limit: float) -> None:
-    from conformance.wire import ScriptedProvider
-
     with pytest.raises(ValueError, match="hold_limit"):
         ScriptedProvider(hold_limit=limit)

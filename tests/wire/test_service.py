@@ -10,7 +10,7 @@ import pytest
 
 from conformance.catalog import service_url
 from conformance.wire import SERVICE_FAILURE, Hold, ScriptedProvider, text
-from tests.wire.clients import openai_client
+from tests.wire.clients import ask, chat, openai_client
 
 
 async def test_a_held_stream_end_sends_the_whole_answer_first(provider: ScriptedProvider) -> None:
@@ -20,9 +20,7 @@ async def test_a_held_stream_end_sends_the_whole_answer_first(provider: Scripted
     got: list[str] = []
 
     async def consume() -> None:
-        stream = await client.chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "x"}], stream=True
-        )
+        stream = await client.chat.completions.create(model="m", messages=ask("x"), stream=True)
         async for chunk in stream:  # one by one: what has arrived is seen before the end
             got.extend(choice.delta.content or "" for choice in chunk.choices)
 
@@ -45,10 +43,7 @@ async def test_a_stream_end_hold_on_a_reply_that_is_not_streamed_holds_it_whole(
 ) -> None:
     hold = Hold(then=text("whole"), at="stream_end")
     provider.script([hold])
-    client = openai_client(provider)
-    task = asyncio.create_task(
-        client.chat.completions.create(model="m", messages=[{"role": "user", "content": "x"}])
-    )
+    task = asyncio.create_task(chat(provider))
     assert not (await hold.arrived(timeout=5)).stream
     await asyncio.sleep(0.05)
     assert not task.done()

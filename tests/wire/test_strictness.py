@@ -13,13 +13,9 @@ from conformance.wire import (
     WireVerificationError,
     text,
 )
-from tests.wire.clients import openai_client
+from tests.wire.clients import ask, chat, openai_client
 
 TRANSPORTS = [InProcess, LoopbackServer]
-
-
-def ask(text_: str) -> list[dict[str, str]]:
-    return [{"role": "user", "content": text_}]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -54,7 +50,7 @@ async def test_nothing_cycles() -> None:
 async def test_unused_steps_fail_verification_and_can_be_allowed() -> None:
     provider = ScriptedProvider([text("used"), text("never used", label="spare")])
     with InProcess(provider):
-        await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+        await chat(provider)
     with pytest.raises(WireVerificationError, match=r"1 unused step.*step 1 \(text 'spare'\)"):
         provider.verify()
     provider.allow_unused()
@@ -104,9 +100,7 @@ async def test_react_step_sees_the_request() -> None:
         [React(fn=lambda request: text(f"you said {request.user_texts()[-1]!r}"))]
     )
     with InProcess(provider):
-        reply = await openai_client(provider).chat.completions.create(
-            model="m", messages=ask("ping")
-        )
+        reply = await chat(provider, "ping")
     assert reply.choices[0].message.content == "you said 'ping'"
     provider.verify()
 
@@ -119,7 +113,7 @@ async def test_react_step_that_raises_is_a_finding_not_a_crash() -> None:
 
     provider = ScriptedProvider([React(fn=broken)])
     with InProcess(provider), pytest.raises(openai.InternalServerError, match="bug in the test"):
-        await openai_client(provider).chat.completions.create(model="m", messages=ask("x"))
+        await chat(provider)
     assert [f.kind for f in provider.findings] == ["react_failed"]
 
 

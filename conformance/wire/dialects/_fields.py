@@ -6,6 +6,7 @@ A `problem` argument lets a dialect keep the wording its own tests and users alr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import _strict_json as strict_json
@@ -68,6 +69,33 @@ def optional_array(value: Any, field: str, problem: str = "expected an array") -
     if not isinstance(value, list):
         raise WireFormatError(field, problem)
     return value
+
+
+PartText = Callable[[dict[str, Any], str, str], str | None]
+
+
+def content_text(
+    value: Any, field: str, read: PartText, *, array: str, part_problem: str = "expected an object"
+) -> tuple[str, tuple[str, ...]]:
+    """(text parts joined by newline, omitted part types) of OpenAI content, a string or an
+    array of parts: `read(part, type, field)` gives a part's text, None to omit it, or refuses
+    it; `array` is what the dialect calls the array when it refuses anything else."""
+    if isinstance(value, str):
+        return value, ()
+    if not isinstance(value, list):
+        raise WireFormatError(field, f"expected a string or {array} of content parts")
+    texts: list[str] = []
+    omitted: list[str] = []
+    for j, raw_part in enumerate(value):
+        where = f"{field}.{j}"
+        part = obj(raw_part, where, part_problem)
+        kind = string(part.get("type"), f"{where}.type", "expected a content part type string")
+        text = read(part, kind, where)
+        if text is None:
+            omitted.append(kind)
+        else:
+            texts.append(text)
+    return "\n".join(texts), tuple(omitted)
 
 
 def json_or_raw(text: str) -> Any:

@@ -30,12 +30,7 @@ class EventLog:
 
     def message(self, index: int, item: dict[str, Any]) -> None:
         """Open the item and each part empty, so the SDK's snapshot grows only by deltas."""
-        where = {"item_id": item["id"], "output_index": index}
-        self.emit(
-            "response.output_item.added",
-            output_index=index,
-            item={**item, "status": "in_progress", "content": []},
-        )
+        where = self._open(index, item, content=[])
         for part, content in enumerate(item["content"]):
             text: str = content["text"]
             at = {**where, "content_index": part}
@@ -49,13 +44,14 @@ class EventLog:
     def call(self, index: int, item: dict[str, Any]) -> None:
         """Open the call with empty arguments: the SDK appends each delta to them."""
         arguments: str = item["arguments"]
-        where = {"item_id": item["id"], "output_index": index}
-        self.emit(
-            "response.output_item.added",
-            output_index=index,
-            item={**item, "status": "in_progress", "arguments": ""},
-        )
+        where = self._open(index, item, arguments="")
         for piece in halves(arguments):
             self.emit("response.function_call_arguments.delta", **where, delta=piece)
         self.emit("response.function_call_arguments.done", **where, arguments=arguments)
         self.emit("response.output_item.done", output_index=index, item=item)
+
+    def _open(self, index: int, item: dict[str, Any], **empty: Any) -> dict[str, Any]:
+        """Announce `item` in progress with `empty` for its content; what its deltas name."""
+        added = {**item, "status": "in_progress", **empty}
+        self.emit("response.output_item.added", output_index=index, item=added)
+        return {"item_id": item["id"], "output_index": index}

@@ -19,6 +19,7 @@ from ._base import (
     text_pieces,
 )
 from ._fields import (
+    content_text,
     flag,
     function_spec,
     json_or_raw,
@@ -35,23 +36,16 @@ _FINISH_REASONS = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "
 
 
 def _content(value: Any, field: str, *, text_only: bool) -> tuple[str, tuple[str, ...]]:
-    """(joined text, omitted part types) of a string or an array of content parts."""
-    if isinstance(value, str):
-        return value, ()
-    if not isinstance(value, list):
-        raise WireFormatError(field, "expected a string or an array of content parts")
-    texts: list[str] = []
-    omitted: list[str] = []
-    for j, raw_part in enumerate(value):
-        part = obj(raw_part, f"{field}.{j}")
-        kind = string(part.get("type"), f"{field}.{j}.type", "expected a content part type string")
+    """(joined text, omitted part types); `text_only` refuses any part but text."""
+
+    def read(part: dict[str, Any], kind: str, where: str) -> str | None:
         if kind == "text":
-            texts.append(string(part.get("text"), f"{field}.{j}.text"))
-        elif text_only:
-            raise WireFormatError(f"{field}.{j}.type", "expected 'text' (only text parts here)")
-        else:
-            omitted.append(kind)
-    return "\n".join(texts), tuple(omitted)
+            return string(part.get("text"), f"{where}.text")
+        if text_only:
+            raise WireFormatError(f"{where}.type", "expected 'text' (only text parts here)")
+        return None
+
+    return content_text(value, field, read, array="an array")
 
 
 def _tool_call(value: Any, field: str) -> ToolCall:

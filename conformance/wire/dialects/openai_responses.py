@@ -9,11 +9,13 @@ can only judge what it can see on the wire.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ..ir import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
 from ._base import ReplyIds, SseEvent, WireFormatError, arguments_text
 from ._fields import (
+    content_text,
     flag,
     function_spec,
     json_or_raw,
@@ -39,24 +41,16 @@ _HIDDEN_HISTORY = (
 )
 
 
-def _content_text(content: Any, where: str) -> tuple[str, tuple[str, ...]]:
-    """Text of a message's content (parts joined by newline) and the part types skipped."""
-    if isinstance(content, str):
-        return content, ()
-    if not isinstance(content, list):
-        raise WireFormatError(where, "expected a string or a list of content parts")
-    texts: list[str] = []
-    omitted: list[str] = []
-    for j, raw_part in enumerate(content):
-        part = obj(raw_part, f"{where}.{j}", "expected a content part object")
-        kind = string(part.get("type"), f"{where}.{j}.type", "expected a content part type string")
-        key = _TEXT_KEYS.get(kind)
-        if key is None:
-            omitted.append(kind)
-            continue
-        problem = f"expected a string in a {kind} part"
-        texts.append(string(part.get(key), f"{where}.{j}.{key}", problem))
-    return "\n".join(texts), tuple(omitted)
+def _part_text(part: dict[str, Any], kind: str, where: str) -> str | None:
+    key = _TEXT_KEYS.get(kind)
+    if key is None:
+        return None
+    return string(part.get(key), f"{where}.{key}", f"expected a string in a {kind} part")
+
+
+_content_text = partial(
+    content_text, read=_part_text, array="a list", part_problem="expected a content part object"
+)
 
 
 def _arguments(item: dict[str, Any], where: str) -> Any:

@@ -1,8 +1,8 @@
 """What the dialect tests share: a codec behind a mock transport, read by the real SDKs.
 
-Each test module subclasses `CodecServer` with its own reply and failure policy; the
-receive-parse-record step, the JSON/SSE answer and the SDK clients are the same for all,
-so a fix to how the fake answers lands in every dialect's tests at once.
+Each test module subclasses `CodecServer` with its codec and SDK client; how the fake
+parses, records and answers is the same for all, so a fix to it lands in every dialect's
+tests at once.
 """
 
 from __future__ import annotations
@@ -15,20 +15,11 @@ import anthropic
 import httpx2
 import openai
 
-from conformance.wire.dialects._base import DialectCodec, ReplyIds, SseEvent
+from conformance.wire.dialects._base import DialectCodec, ReplyIds, SseEvent, WireFormatError
 from conformance.wire.ir import AssistantReply, RequestIR
 
 IDS = ReplyIds(seq=7, created=1_700_000_000)
 Handler = Callable[[httpx2.Request], httpx2.Response]
-
-
-def sse_response(events: Iterable[SseEvent]) -> httpx2.Response:
-    """A 200 event stream carrying `events` as encoded."""
-    return httpx2.Response(
-        200,
-        headers={"content-type": "text/event-stream"},
-        content=b"".join(event.encode() for event in events),
-    )
 
 
 def payloads(events: Iterable[SseEvent]) -> list[Any]:
@@ -69,35 +60,53 @@ OPENAI_ERROR_CASES: list[tuple[int, type[openai.APIStatusError], str]] = [
 
 
 class CodecServer:
-    """A one-route provider: parse what the SDK sent with the codec, answer with the codec.
+    """A one-route provider: parse what the SDK sent with `codec`, answer with `codec`.
 
-    Each subclass writes its transport handler from `receive`, `answer` and
-    `error_response`; `bodies` and `requests` record what arrived (a body that fails to
-    parse is in `bodies` only).
+    It answers `replies` in turn, the last one again once the others are used up (a plain
+    "ok" when none are given), or `error` (status, message) to every request; a body the
+    codec refuses gets the codec's 400. A stream is `events` when given, else the codec's
+    rendering, broken by a mid-stream `stream_error` after `kept_before_error` events when
+    one is set. `bodies`, `requests` and `streams` record what arrived and what was
+    streamed (a body that fails to parse is in `bodies` only). Each dialect's subclass
+    names its codec and its SDK client.
     """
 
-    def __init__(self, codec: DialectCodec) -> None:
-        self.codec = codec
+    codec: DialectCodec
+    kept_before_error = 2
+
+    def __init__(
+        self,
+        *replies: AssistantReply,
+        error: tuple[int, str] | None = None,
+        stream_error: str | None = None,
+        events: list[SseEvent] | None = None,
+    ) -> None:
+        self.replies = list(replies) or [AssistantReply(text="ok")]
+        self.error = error
+        self.stream_error = stream_error
+        self.events = events
         self.bodies: list[Any] = []
         self.requests: list[RequestIR] = []
+        self.streams: list[list[SseEvent]] = []
 
-    def receive(self, request: httpx2.Request) -> RequestIR:
-        """Check the route, record the body, parse it (WireFormatError propagates)."""
+    def handler(self, request: httpx2.Request) -> httpx2.Response:
         assert request.url.path == self.codec.path
         body = json.loads(request.content)
         self.bodies.append(body)
-        ir = self.codec.parse_request(body)
+        try:
+            ir = self.codec.parse_request(body)
+        except WireFormatError as exc:
+            return httpx2.Response(400, json=self.codec.render_error(400, str(exc)))
         self.requests.append(ir)
-        return ir
-
-    def answer(
-        self, reply: AssistantReply, ir: RequestIR, events: list[SseEvent] | None = None
-    ) -> httpx2.Response:
-        """The JSON body, or for a stream `events` (the codec's own rendering by default)."""
+        if self.error is not None:
+            return httpx2.Response(self.error[0], json=self.codec.render_error(*self.error))
+        reply = self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
         if not ir.stream:
             return httpx2.Response(200, json=self.codec.render_json(reply, ir, IDS))
-        return sse_response(events or self.codec.render_sse(reply, ir, IDS))
-
-    def error_response(self, status: int, message: str) -> httpx2.Response:
-        """A non-2xx response with the codec's error body."""
-        return httpx2.Response(status, json=self.codec.render_error(status, message))
+        events = self.events or self.codec.render_sse(reply, ir, IDS)
+        if self.stream_error is not None:
+            events = events[: self.kept_before_error]
+            events += self.codec.render_stream_error(self.stream_error, IDS)
+        self.streams.append(events)
+        stream = b"".join(event.encode() for event in events)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=stream)

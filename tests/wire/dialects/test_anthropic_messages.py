@@ -9,18 +9,10 @@ import anthropic
 import httpx2
 import pytest
 
+from conformance.wire import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
 from conformance.wire.dialects._base import WireFormatError
 from conformance.wire.dialects.anthropic_messages import CODEC
-from conformance.wire.ir import (
-    AssistantReply,
-    Dialect,
-    Message,
-    RequestIR,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
-from tests.wire.dialects.codec_harness import IDS, CodecServer, anthropic_client, sse_response
+from tests.wire.dialects.codec_harness import IDS, CodecServer, anthropic_client
 
 WEATHER: Any = {
     "name": "get_weather",
@@ -35,27 +27,8 @@ LONG_TEXT = "The weather in Paris is sunny with a light breeze, 21 degrees. " * 
 
 
 class Fake(CodecServer):
-    """A one-endpoint provider: records every parsed request, answers with scripted replies."""
-
-    def __init__(self, *replies: AssistantReply, stream_error: str | None = None) -> None:
-        super().__init__(CODEC)
-        self.replies = list(replies)
-        self.stream_error = stream_error
-        self.events: list[list[str]] = []
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        try:
-            ir = self.receive(request)
-        except WireFormatError as exc:
-            return self.error_response(400, str(exc))
-        reply = self.replies.pop(0)
-        if not ir.stream:
-            return self.answer(reply, ir)
-        events = CODEC.render_sse(reply, ir, IDS)
-        if self.stream_error is not None:
-            events = events[:3] + CODEC.render_stream_error(self.stream_error, IDS)
-        self.events.append([e.event or "" for e in events])
-        return sse_response(events)
+    codec = CODEC
+    kept_before_error = 3  # message_start, ping, content_block_start
 
     def client(self) -> anthropic.AsyncAnthropic:
         return anthropic_client(self.handler)
@@ -165,8 +138,6 @@ async def test_parse_multi_turn_request_built_by_sdk() -> None:
                 parameters=WEATHER["input_schema"],
             ),
         ),
-        stream=False,
-        include_usage=False,
         raw=body,
     )
     assert fake.requests[1].raw == body
@@ -244,6 +215,10 @@ def test_parse_tool_result_without_content_or_text() -> None:
 _USER = {"role": "user", "content": "hi"}
 
 
+def _after_user(*assistant_blocks: Any) -> dict[str, Any]:
+    return _ask(messages=[_USER, {"role": "assistant", "content": list(assistant_blocks)}])
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
@@ -284,41 +259,17 @@ _USER = {"role": "user", "content": "hi"}
             id="text-not-str",
         ),
         pytest.param(
-            _ask(
-                messages=[
-                    _USER,
-                    {
-                        "role": "assistant",
-                        "content": [{"type": "tool_use", "name": "f", "input": {}}],
-                    },
-                ]
-            ),
+            _after_user({"type": "tool_use", "name": "f", "input": {}}),
             "messages.1.content.0.id",
             id="tool-use-no-id",
         ),
         pytest.param(
-            _ask(
-                messages=[
-                    _USER,
-                    {
-                        "role": "assistant",
-                        "content": [{"type": "tool_use", "id": "a", "input": {}}],
-                    },
-                ]
-            ),
+            _after_user({"type": "tool_use", "id": "a", "input": {}}),
             "messages.1.content.0.name",
             id="tool-use-no-name",
         ),
         pytest.param(
-            _ask(
-                messages=[
-                    _USER,
-                    {
-                        "role": "assistant",
-                        "content": [{"type": "tool_use", "id": "a", "name": "f", "input": "{}"}],
-                    },
-                ]
-            ),
+            _after_user({"type": "tool_use", "id": "a", "name": "f", "input": "{}"}),
             "messages.1.content.0.input",
             id="tool-use-input-string",
         ),
@@ -416,10 +367,11 @@ async def test_json_two_parallel_tool_calls_after_text() -> None:
 
 
 @pytest.mark.parametrize("stop", ["end_turn", "tool_use", "max_tokens"])
-async def test_json_stop_reasons(stop: Any) -> None:
-    reply = AssistantReply(text="x", stop_reason=stop)
-    msg = await Fake(reply).client().messages.create(**_ask())
-    assert msg.stop_reason == stop
+async def test_stop_reasons_json_and_sse(stop: Any) -> None:
+    client = Fake(AssistantReply(text="x", stop_reason=stop)).client()
+    assert (await client.messages.create(**_ask())).stop_reason == stop
+    async with client.messages.stream(**_ask()) as stream:
+        assert (await stream.get_final_message()).stop_reason == stop
 
 
 def test_json_empty_text_keeps_one_text_block_without_tool_calls() -> None:
@@ -446,7 +398,7 @@ async def test_sse_text_raw_events() -> None:
         "message_delta",
         "message_stop",
     ]
-    assert fake.events[0][1] == "ping"
+    assert fake.streams[0][1].event == "ping"
     start = events[0]
     assert isinstance(start, anthropic.types.RawMessageStartEvent)
     assert start.message.id == "msg_turnlaw_000007"
@@ -463,7 +415,7 @@ async def test_sse_text_raw_events() -> None:
 
 async def test_sse_stream_helper_text_and_final_message() -> None:
     reply = AssistantReply(text=LONG_TEXT, usage=Usage(input_tokens=9, output_tokens=30))
-    fake = Fake(reply, reply)
+    fake = Fake(reply)
     client = fake.client()
     async with client.messages.stream(**_ask()) as stream:
         streamed = "".join([t async for t in stream.text_stream])
@@ -524,13 +476,6 @@ async def test_sse_tool_call_with_empty_arguments() -> None:
     assert (final.content[0].id, final.content[0].input) == ("t9", {})
 
 
-async def test_sse_max_tokens_stop_reason() -> None:
-    reply = AssistantReply(text="cut", stop_reason="max_tokens")
-    async with Fake(reply).client().messages.stream(**_ask()) as stream:
-        final = await stream.get_final_message()
-    assert final.stop_reason == "max_tokens"
-
-
 # --- errors ----------------------------------------------------------------------------------
 
 
@@ -575,7 +520,7 @@ async def test_mid_stream_error_raises_on_raw_iteration() -> None:
     assert seen == ["message_start", "content_block_start"]
     assert info.value.api_message == "Overloaded mid-stream"
     assert info.value.type == "api_error"
-    assert fake.events[0][-1] == "error"
+    assert fake.streams[0][-1].event == "error"
 
 
 async def test_mid_stream_error_raises_in_stream_helper() -> None:

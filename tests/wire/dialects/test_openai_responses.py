@@ -10,7 +10,6 @@ import copy
 import json
 from typing import Any
 
-import httpx2
 import openai
 import pydantic
 import pytest
@@ -21,17 +20,9 @@ from openai.types.responses import (
     ResponseStreamEvent,
 )
 
-from conformance.wire.dialects._base import SseEvent, WireFormatError
+from conformance.wire import AssistantReply, Dialect, Message, RequestIR, ToolCall, ToolSpec, Usage
+from conformance.wire.dialects import OPENAI_CHAT, DialectCodec, SseEvent, WireFormatError
 from conformance.wire.dialects.openai_responses import CODEC
-from conformance.wire.ir import (
-    AssistantReply,
-    Dialect,
-    Message,
-    RequestIR,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
 from tests.wire.dialects.codec_harness import (
     IDS,
     OPENAI_ERROR_CASES,
@@ -55,25 +46,7 @@ WEATHER_TOOL: dict[str, Any] = {
 
 
 class FakeServer(CodecServer):
-    """Parses what the SDK sends with the codec and answers with the codec's rendering."""
-
-    def __init__(
-        self,
-        reply: AssistantReply | None = None,
-        *,
-        status: int | None = None,
-        events: list[SseEvent] | None = None,
-    ) -> None:
-        super().__init__(CODEC)
-        self.reply = reply or AssistantReply(text="ok")
-        self.status = status
-        self.events = events
-
-    def handler(self, request: httpx2.Request) -> httpx2.Response:
-        parsed = self.receive(request)
-        if self.status is not None:
-            return self.error_response(self.status, "boom here")
-        return self.answer(self.reply, parsed, self.events)
+    codec = CODEC
 
     def client(self) -> openai.AsyncOpenAI:
         return openai_client(self.handler)
@@ -171,8 +144,6 @@ async def test_parse_multi_turn_request_built_by_the_sdk() -> None:
                 parameters=WEATHER_TOOL["parameters"],
             ),
         ),
-        stream=False,
-        include_usage=False,
         raw=server.bodies[0],
     )
     assert got.raw == server.bodies[0]
@@ -622,7 +593,7 @@ async def test_sse_max_tokens_ends_with_response_incomplete() -> None:
 async def test_error_body_raises_the_sdk_exception(
     status: int, exc: type[openai.APIStatusError], kind: str
 ) -> None:
-    client = FakeServer(status=status).client()
+    client = FakeServer(error=(status, "boom here")).client()
     with pytest.raises(exc) as caught:
         await client.responses.create(model="gpt-test", input="hi")
     assert caught.value.status_code == status
@@ -676,8 +647,9 @@ async def test_sdk_does_not_raise_on_a_flat_only_error_event() -> None:
     assert isinstance(events[0], ResponseErrorEvent)
 
 
-def test_render_error_shape() -> None:
-    assert CODEC.render_error(400, "bad input") == {
+@pytest.mark.parametrize("codec", [OPENAI_CHAT, CODEC], ids=["chat", "responses"])
+def test_both_openai_dialects_type_errors_like_the_real_api(codec: DialectCodec) -> None:
+    assert codec.render_error(400, "bad input") == {
         "error": {
             "message": "bad input",
             "type": "invalid_request_error",
@@ -685,14 +657,10 @@ def test_render_error_shape() -> None:
             "code": None,
         }
     }
-    assert CODEC.render_error(401, "k")["error"]["code"] == "invalid_api_key"
-    assert CODEC.render_error(502, "k")["error"]["type"] == "server_error"
-    assert CODEC.render_error(422, "k")["error"]["type"] == "invalid_request_error"
-
-
-def test_codec_identity() -> None:
-    assert CODEC.dialect is Dialect.OPENAI_RESPONSES
-    assert CODEC.path == "/v1/responses"
+    assert codec.render_error(401, "k")["error"]["code"] == "invalid_api_key"
+    assert codec.render_error(429, "k")["error"]["code"] == "rate_limit_exceeded"
+    assert codec.render_error(502, "k")["error"]["type"] == "server_error"
+    assert codec.render_error(422, "k")["error"]["type"] == "invalid_request_error"
 
 
 def test_items_the_ir_does_not_model_are_kept_as_omitted_parts() -> None:
