@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .lawdoc import laws_markdown
-from .runner.report import print_report
+from .verdicts import print_report
 
 
 def _schemas() -> dict[str, Any]:
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from . import matrix
+    from .verdicts import matrix
 
     doc = args.doc or matrix.DOC
     folder = args.columns or matrix.COLUMN_DIR

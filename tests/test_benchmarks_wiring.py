@@ -29,8 +29,8 @@ from benchmarks import (
 )
 from benchmarks.payloads import REPLY_TEXT
 from benchmarks.rounds import Samples
-from conformance.runner.outcomes import Outcome
-from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
+from conformance.verdicts import Outcome
+from conformance.verdicts import TestRecord as Record  # not collected as a test class
 from conformance.wire import InProcess, ScriptedProvider, text
 from conformance.wire._plan import Plan, RawRequest
 from tests.rogues import kill

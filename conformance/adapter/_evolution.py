@@ -153,7 +153,7 @@ def not_applicable_for(closed: list[AddedField], who: str) -> NoReturn:
     """End the law test NOT_APPLICABLE: the adapter cannot be told what it needs."""
     import pytest
 
-    from ..runner.outcomes import NOT_APPLICABLE_PREFIX
+    from ..verdicts._outcomes import NOT_APPLICABLE_PREFIX  # the module: no import cycle
 
     named = ", ".join(f"{added.where} (opened by {added.gate})" for added in closed)
     pytest.skip(

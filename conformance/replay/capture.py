@@ -23,7 +23,7 @@ import pytest
 from .. import __version__
 from ..pytest_plugin import session_redactor
 from ..runner._run_state import COLLECTOR, SWEEP, law_ids
-from ..runner.outcomes import Outcome
+from ..verdicts import Outcome
 from ..wire import ScriptedProvider
 from .counters import counter_values
 from .hypothesis_examples import extract_example

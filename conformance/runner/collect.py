@@ -23,27 +23,30 @@ from pydantic import BaseModel
 from .. import __version__
 from ..adapter import Implementation
 from ..errors import AdapterTimeout
-from .consequences import root_causes
+from ..verdicts import (
+    INFORMATION,
+    ExpectationsError,
+    Outcome,
+    ResultsFooter,
+    ResultsHeader,
+    TestRecord,
+    blamed_law,
+    classify,
+    clipped_failure,
+    law_outcomes,
+    load_expectations,
+    manifest_problems,
+    must_score,
+    red_reasons,
+    report_reason,
+    root_causes,
+    unmet_premise,
+)
 from .doors import missing_door_law, refused_act
-from .expectations import Expectation, ExpectationsError, load_expectations
 from .node_ids import normalized
-from .outcomes import INFORMATION, Outcome, TestRecord, blamed_law, classify, unmet_premise
-from .report_text import clipped_failure, failure_message, report_reason
-from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
-from .summary import markdown_report, must_score, terminal_table
-from .verdict import law_outcomes, manifest_problems, red_reasons
+from .summary import markdown_report, terminal_table
 
-__all__ = [
-    "Collector",
-    "Expectation",
-    "ExpectationsError",
-    "Judgment",
-    "ResultsFile",
-    "ResultsFileError",
-    "law_outcomes",
-    "load_expectations",
-    "read_results",
-]
+__all__ = ["Collector", "Judgment"]
 
 
 @dataclass(frozen=True)
@@ -343,6 +346,20 @@ class Collector:
         ids are the suite's own."""
         text = _clean_text if isinstance(model, TestRecord) else self._text
         return json.dumps(_clean(model.model_dump(mode="json"), text)) + "\n"
+
+
+def failure_message(excinfo: Any) -> str:
+    """What the failed check said: an assertion's message (with pytest's explanation of
+    the compared values), a `pytest.fail`'s reason, or any other error's type and text
+    (a fake's refusal the runtime raised as its own error). Empty without an error."""
+    error = getattr(excinfo, "value", None)
+    if not isinstance(error, BaseException):
+        return ""
+    if isinstance(error, pytest.fail.Exception):
+        return str(error.msg)
+    if isinstance(error, AssertionError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
 
 
 def _unchanged(text: str) -> str:

@@ -38,10 +38,9 @@ import pytest
 
 from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW
+from ..verdicts import Outcome, TestRecord, report_reason
 from ._run_state import COLLECTOR, IMPLEMENTATION, SWEEP, law_ids
 from .node_ids import normalized
-from .outcomes import Outcome, TestRecord
-from .report_text import report_reason
 
 RECORDS = "turnlaw_records"
 """The report attribute carrying a worker's records of one phase: `[{"record": <the

@@ -25,6 +25,7 @@ from ..adapter import (
 from ..errors import AdapterGaveUp
 from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW, RegistryError, law
+from ..verdicts import NOT_APPLICABLE_PREFIX, Outcome, known_premise_note, not_applicable_sentence
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
 from ._run_state import (
@@ -38,13 +39,10 @@ from ._run_state import (
     dialects_for,
     law_ids,
 )
-from .capability_words import not_applicable_sentence
 from .collect import Collector, Judgment
-from .consequences import known_premise_note
 from .counts import JUDGED, PytestCounts
 from .deliveries import asked_deliveries, deliveries_to_run, not_offered
 from .node_ids import suite_test_id
-from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
 from .parallel import is_controller, is_worker, send_judgment
 from .parallel import start as start_parallel
 from .profiles import register_profiles

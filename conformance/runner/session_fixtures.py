@@ -33,11 +33,10 @@ from ..adapter import (
     SessionOptions,
     SessionUnderTest,
 )
+from ..verdicts import NOT_APPLICABLE_PREFIX, needs_sentence
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
-from .capability_words import needs_sentence
 from .fixtures import FAKE_KEY
-from .outcomes import NOT_APPLICABLE_PREFIX
 
 
 @runtime_checkable

@@ -33,8 +33,8 @@ import hypothesis.internal.conjecture.engine as engine
 import pytest
 from hypothesis import Phase, settings
 
+from ..verdicts import Outcome
 from ._run_state import COLLECTOR, law_ids
-from .outcomes import Outcome
 from .profiles import SHRINK_BUDGETS, SHRINK_SECONDS
 
 FULL = "full"

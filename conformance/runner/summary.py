@@ -1,111 +1,35 @@
-"""What a run's summary says, for people: the terminal table and the Markdown report
-(from the run's Collector), and the sections `python -m conformance report` shares with
-them (from records alone).
-
-Besides each law's outcome, a summary lists what a reader could mistake for a pass:
-the MUST laws that were NOT_APPLICABLE, each with what excluded it ("needs the pause
-capability"), and the NOT_APPLICABLE cells (the skipped tests) grouped by reason. The
-text is returned as is; the Collector scrubs it as it writes it.
+"""What a run's summary says, for people: the terminal table and the Markdown report,
+from the run's Collector (the sections made from records alone are the verdict
+model's, conformance.verdicts, shared with `python -m conformance report`). The text is
+returned as is; the Collector scrubs it as it writes it.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..lawdoc import LAWS_DOC, law_lines, law_location
-from ..registry import Level, load_laws
-from .capability_words import not_applicable_in_words
-from .consequences import consequence_note, known_premise_note
-from .outcomes import Outcome, TestRecord
-from .report_text import markdown_cell
-from .verdict import beside_note, rows_beside, tolerated
+from ..registry import load_laws
+from ..verdicts import (
+    Outcome,
+    TestRecord,
+    beside_note,
+    consequence_note,
+    excluded_must_laws,
+    information_lines,
+    known_premise_note,
+    markdown_cell,
+    must_score,
+    not_applicable_in_words,
+    not_applicable_lines,
+    rows_beside,
+    skipped_cells,
+    tolerated,
+)
 
 if TYPE_CHECKING:
     from .collect import Collector
-
-
-def must_score(outcomes: Mapping[str, Outcome]) -> str:
-    """The MUST score, as the terminal and the Markdown report both say it."""
-    laws = load_laws()
-    scored = [o for i, o in outcomes.items() if i in laws and laws[i].level is Level.MUST]
-    passed = sum(o is Outcome.PASS for o in scored)
-    expected = sum(o is Outcome.XFAIL for o in scored)
-    applicable = sum(o is not Outcome.NOT_APPLICABLE for o in scored)
-    return (
-        f"MUST laws: {passed}/{applicable} pass"
-        + (f", {expected} fail as the manifest expects" if expected else "")
-        + " (not applicable laws are outside the score)"
-    )
-
-
-def excluded_must_laws(
-    records: Iterable[TestRecord], outcomes: Mapping[str, Outcome]
-) -> dict[str, list[str]]:
-    """What excluded each NOT_APPLICABLE MUST law, in words -> those laws (registry
-    order): "needs the pause capability" -> [pending.refuses-new-message, ...]. A law
-    whose tests were excluded for several reasons is listed under each."""
-    laws = load_laws()
-    said: dict[str, set[str]] = defaultdict(set)
-    for record in records:
-        if record.outcome is Outcome.NOT_APPLICABLE:
-            said[record.law].add(not_applicable_in_words(record.detail) or "not applicable")
-    found: dict[str, list[str]] = defaultdict(list)
-    for law_id, law in laws.items():
-        if law.level is Level.MUST and outcomes.get(law_id) is Outcome.NOT_APPLICABLE:
-            for sentence in sorted(said.get(law_id) or {"not applicable"}):
-                found[sentence].append(law_id)
-    return dict(found)
-
-
-def skipped_cells(records: Iterable[TestRecord]) -> list[tuple[int, str]]:
-    """The NOT_APPLICABLE cells (tests pytest counts as skipped), grouped by why, most
-    first: [(58, "the runtime did not stream its model call, ..."), (12, "needs the pause
-    capability")]. A cell is one test; a test of several laws is one cell."""
-    why: dict[str, str] = {}
-    for record in records:
-        if record.outcome is Outcome.NOT_APPLICABLE and record.test not in why:
-            why[record.test] = not_applicable_in_words(record.detail) or "not applicable"
-    counts: dict[str, int] = defaultdict(int)
-    for sentence in why.values():
-        counts[sentence] += 1
-    return sorted(((n, s) for s, n in counts.items()), key=lambda pair: (-pair[0], pair[1]))
-
-
-def not_applicable_lines(
-    records: Iterable[TestRecord], outcomes: Mapping[str, Outcome]
-) -> list[str]:
-    """The summary's lines about what was not judged: the excluded MUST laws, then the
-    skipped cells by reason (no line when nothing was NOT_APPLICABLE)."""
-    rows = list(records)
-    lines = []
-    excluded = excluded_must_laws(rows, outcomes)
-    if excluded:
-        count = len({law_id for found in excluded.values() for law_id in found})
-        lines.append(
-            f"MUST laws not applicable: {count}, not judged (so not passed either), excluded by"
-        )
-        lines += [f"  {sentence}: {', '.join(found)}" for sentence, found in excluded.items()]
-    cells = skipped_cells(rows)
-    if cells:
-        total = sum(n for n, _ in cells)
-        noun = "cell" if total == 1 else "cells"
-        by_why = "; ".join(f"{n} {sentence}" for n, sentence in cells)
-        lines.append(f"{total} NOT_APPLICABLE {noun} (pytest's skipped tests): {by_why}")
-    return lines
-
-
-def information_lines(records: Iterable[TestRecord]) -> list[str]:
-    """What the run learned about details the seed never fixed, once each: outside the
-    score (a host that answers a failed turn 500 without a code is shown, not failed)."""
-    said = sorted({line for record in records for line in record.information})
-    if not said:
-        return []
-    return ["information (details the seed never fixed, not scored):"] + [
-        f"  {line}" for line in said
-    ]
 
 
 def terminal_table(collector: Collector) -> str:
@@ -228,12 +152,4 @@ def _said(collector: Collector, record: TestRecord) -> str:
     return first[:300]
 
 
-__all__ = [
-    "excluded_must_laws",
-    "law_cell",
-    "markdown_report",
-    "must_score",
-    "not_applicable_lines",
-    "skipped_cells",
-    "terminal_table",
-]
+__all__ = ["law_cell", "markdown_report", "terminal_table"]

@@ -25,6 +25,7 @@ PUBLIC_PACKAGES = [
     "conformance.laws._kit",
     "conformance.redaction",
     "conformance.stdio",
+    "conformance.verdicts",
     "conformance.wire",
     "reference_impl",
     "reference_impl.hosting",

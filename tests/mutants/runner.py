@@ -20,8 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, read_results
 
 from .catalog import ROOT, Mutant
 

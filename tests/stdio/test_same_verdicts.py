@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.suite_args import SUITE_COMMAND
 
 SUITE = [*SUITE_COMMAND, "--dialects", "openai-chat", "--deliveries", "stream"]
