@@ -73,10 +73,8 @@ from ..hosting import (
     refused,
 )
 from ..replay.hypothesis_examples import reproducing
-from ..runner.fixtures import FAKE_KEY, AgentFactory
+from ..runner.fixtures import FAKE_KEY, AgentFactory, BackendFactory, RunningBackend, off_the_loop
 from ..runner.host_fixtures import HostFactory, RunningHost
-from ..runner.machine_threads import off_the_loop
-from ..runner.session_fixtures import BackendFactory, RunningBackend
 from ..verdicts import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
 from ..verdicts import needs_sentence as _needs_sentence
 from ..wire import (

@@ -24,11 +24,6 @@ PROFILE_BEFORE = pytest.StashKey[str]()
 SWEEP = pytest.StashKey[ArtifactSweep]()
 
 
-def law_ids(item: pytest.Item) -> list[str]:
-    """The law ids an item's `law` markers name, in marker order."""
-    return [str(law_id) for marker in item.iter_markers("law") for law_id in marker.args]
-
-
 def dialects_for(config: pytest.Config) -> list[Dialect]:
     """The dialects every law runs in, as the plugin chose them at configure."""
     return config.stash[DIALECTS]

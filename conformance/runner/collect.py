@@ -43,8 +43,8 @@ from ..verdicts import (
     unmet_premise,
 )
 from .doors import missing_door_law, refused_act
-from .node_ids import normalized
-from .summary import markdown_report, terminal_table
+from .reporting import markdown_report, terminal_table
+from .selection import normalized
 
 __all__ = ["Collector", "Judgment"]
 

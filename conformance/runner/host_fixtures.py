@@ -42,7 +42,7 @@ from ..pytest_plugin import session_redactor
 from ..verdicts import INFORMATION, NOT_APPLICABLE_PREFIX, needs_sentence
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
-from .deadlines import within_deadline
+from .doors import within_deadline
 from .fixtures import FAKE_KEY
 
 HOST_FIELDS = frozenset(HostSpec.model_fields) - {"agent"}

@@ -39,8 +39,8 @@ import pytest
 from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW
 from ..verdicts import Outcome, TestRecord, report_reason
-from ._run_state import COLLECTOR, IMPLEMENTATION, SWEEP, law_ids
-from .node_ids import normalized
+from ._run_state import COLLECTOR, IMPLEMENTATION, SWEEP
+from .selection import law_ids, normalized
 
 RECORDS = "turnlaw_records"
 """The report attribute carrying a worker's records of one phase: `[{"record": <the

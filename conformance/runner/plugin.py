@@ -27,7 +27,6 @@ from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW, RegistryError, law
 from ..verdicts import NOT_APPLICABLE_PREFIX, Outcome, known_premise_note, not_applicable_sentence
 from ..wire import ScriptedProvider
-from ..wire.ir import Dialect
 from ._run_state import (
     COLLECTOR,
     DELIVERIES,
@@ -37,16 +36,22 @@ from ._run_state import (
     SWEEP,
     deliveries_for,
     dialects_for,
-    law_ids,
 )
 from .collect import Collector, Judgment
-from .counts import JUDGED, PytestCounts
-from .deliveries import asked_deliveries, deliveries_to_run, not_offered
-from .node_ids import suite_test_id
 from .parallel import is_controller, is_worker, send_judgment
 from .parallel import start as start_parallel
 from .profiles import register_profiles
 from .redacting import ArtifactSweep, ReportScrubber, learn_environment
+from .reporting import JUDGED, PytestCounts
+from .selection import (
+    asked_deliveries,
+    asked_dialects,
+    deliveries_to_run,
+    dialects_to_run,
+    law_ids,
+    not_offered,
+    suite_test_id,
+)
 
 register_profiles()  # before --hypothesis-profile is read; tests/conftest.py relies on it
 
@@ -65,11 +70,10 @@ the user configured for pytest-timeout wins."""
 # The law fixtures; options and report labels for `--impl cmd:...` adapters; repro files
 # of failing tests; a failure pytest cannot render still reported; a bounded shrink.
 pytest_plugins = (
-    "conformance.runner.unrendered",
-    "conformance.runner.shrinking",
+    "conformance.runner.reporting",
+    "conformance.runner.profiles",
     "conformance.runner.fixtures",
     "conformance.runner.host_fixtures",
-    "conformance.runner.session_fixtures",
     "conformance.stdio.runner_hooks",
     "conformance.replay.capture",
 )
@@ -213,38 +217,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     before = config.stash.get(PROFILE_BEFORE, None)
     if before is not None:  # an in-process nested run must not leave its profile behind
         settings.load_profile(before)
-
-
-def asked_dialects(option: str) -> frozenset[Dialect] | None:
-    """`--dialects`: None for `all`, else the dialects it names (a UsageError for a name
-    that is none, or for naming nothing)."""
-    if option.strip() == "all":
-        return None
-    names = [name.strip() for name in option.split(",") if name.strip()]
-    known = ", ".join(d.value for d in Dialect)
-    if not names:
-        raise pytest.UsageError(f"--dialects {option!r} names no dialect; known: all, {known}")
-    unknown = [name for name in names if name not in {d.value for d in Dialect}]
-    if unknown:
-        raise pytest.UsageError(f"--dialects: unknown dialect {unknown[0]!r}; known: all, {known}")
-    return frozenset(Dialect(name) for name in names)
-
-
-def dialects_to_run(
-    implementation: Implementation, wanted: frozenset[Dialect] | None
-) -> list[Dialect]:
-    """The dialects every law runs in: those asked for that the implementation offers.
-    None is a UsageError: a run with no dialect would judge no law."""
-    offered = set(getattr(implementation, "dialects", frozenset({Dialect.OPENAI_CHAT})))
-    chosen = [d for d in Dialect if d in offered and (wanted is None or d in wanted)]
-    if not chosen:
-        has = ", ".join(d.value for d in Dialect if d in offered) or "no dialect at all"
-        asked = "all" if wanted is None else ", ".join(d.value for d in Dialect if d in wanted)
-        raise pytest.UsageError(
-            f"--impl {implementation.name!r} offers none of the dialects asked for "
-            f"(--dialects {asked}); it offers {has}"
-        )
-    return chosen
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -18,8 +18,7 @@ from hypothesis import Phase, settings
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 import reference_impl.conformance_adapter  # noqa: F401
-from conformance.runner.profiles import SHRINK_BUDGETS
-from conformance.runner.shrinking import LIMITS, asked_budget, bounded_shrinking
+from conformance.runner.profiles import LIMITS, SHRINK_BUDGETS, asked_budget, bounded_shrinking
 from conformance.verdicts import Outcome, read_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
