@@ -8,7 +8,6 @@ with "adapter broken" when it fails, and reports one outcome per law.
 
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
 from typing import Any
@@ -16,12 +15,8 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from ..adapter import (
-    AgentIdPatternError,
-    Capability,
-    Implementation,
-    declared_agent_id_pattern,
-)
+from ..adapter import Implementation
+from ..connectors import Connection, ConnectorError, connect, connector_plugins
 from ..errors import AdapterGaveUp
 from ..pytest_plugin import session_redactor
 from ..registry import SMOKE_LAW, RegistryError, law
@@ -56,8 +51,6 @@ from .selection import (
 register_profiles()  # before --hypothesis-profile is read; tests/conftest.py relies on it
 
 DEFAULT_IMPL = "reference_impl.conformance_adapter:implementation"
-REFERENCE_SDKS = frozenset({"openai", "anthropic"})
-"""What the reference runtime imports that the suite does not (the `reference` extra)."""
 DEFAULT_CALL_TIMEOUT = 30.0
 COUNTS = "turnlaw-pytest-counts"
 REPORT_FILES = ("--results", "--report-md", "--adapter-stderr", "xmlpath")
@@ -67,14 +60,15 @@ DEFAULT_TEST_TIMEOUT = 240.0
 itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a timeout
 the user configured for pytest-timeout wins."""
 
-# The law fixtures; options and report labels for `--impl cmd:...` adapters; repro files
-# of failing tests; a failure pytest cannot render still reported; a bounded shrink.
+# The reports and a failure pytest cannot render; the profiles' bounded shrink; the law
+# fixtures; each connector's options and report hooks (`--impl cmd:...` adapters' labels);
+# repro files of failing tests.
 pytest_plugins = (
     "conformance.runner.reporting",
     "conformance.runner.profiles",
     "conformance.runner.fixtures",
     "conformance.runner.host_fixtures",
-    "conformance.stdio.runner_hooks",
+    *connector_plugins(),
     "conformance.replay.capture",
 )
 
@@ -117,50 +111,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def load_implementation(spec: str, config: pytest.Config | None = None) -> Implementation:
-    """`module:attr` -> the Implementation, or a UsageError that says what is wrong.
-    `cmd:<command line>` starts a stdio adapter (conformance.stdio) for the session."""
-    if spec.startswith("cmd:"):
-        from ..stdio.runner_hooks import command_implementation
-
-        return command_implementation(spec, config)
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise pytest.UsageError(f"--impl {spec!r}: expected 'module:attribute'")
+    """`--impl spec` -> the Implementation its connector makes (conformance.connectors:
+    `module:attr` in this process, `cmd:<command line>` a stdio adapter for the
+    session), or a UsageError that says what is wrong."""
+    runs_tests = config is None or not is_controller(config)
     try:
-        module = importlib.import_module(module_name)
-    except Exception as error:
-        sdk = error.name if isinstance(error, ImportError) else None
-        hint = ""
-        if module_name.startswith("reference_impl") and sdk in REFERENCE_SDKS:
-            hint = (
-                "; the bundled reference runtime needs the official SDKs: install "
-                "'turnlaw[reference]', or, where your framework pins other SDK versions, "
-                "run the reference from an environment of its own through cmd: (see "
-                "'Installing beside your framework' in docs/suite.md); pass --impl for "
-                "your own runtime (the suite itself needs no SDK)"
-            )
-        raise pytest.UsageError(
-            f"--impl {spec!r}: cannot import {module_name}: {error!r}{hint}"
-        ) from error
-    try:
-        implementation = getattr(module, attr)
-    except AttributeError:
-        raise pytest.UsageError(
-            f"--impl {spec!r}: {module_name} has no attribute {attr!r}"
-        ) from None
-    if not isinstance(implementation, Implementation):
-        raise pytest.UsageError(
-            f"--impl {spec!r}: not an Implementation (needs name, capabilities and an async "
-            "create_agent(spec)); see conformance.adapter"
-        )
-    unknown = {str(c) for c in implementation.capabilities} - {c.value for c in Capability}
-    if unknown:
-        raise pytest.UsageError(f"--impl {spec!r}: unknown capabilities {sorted(unknown)}")
-    try:
-        declared_agent_id_pattern(implementation)
-    except AgentIdPatternError as error:
-        raise pytest.UsageError(f"--impl {spec!r}: {error}") from None
-    return implementation
+        return connect(spec, Connection(config=config, runs_tests=runs_tests))
+    except ConnectorError as error:
+        raise pytest.UsageError(str(error)) from error
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -20,6 +20,7 @@ PUBLIC_PACKAGES = [
     "conformance.adapters",
     "conformance.batteries",
     "conformance.catalog",
+    "conformance.connectors",
     "conformance.errors",
     "conformance.hosting",
     "conformance.laws._kit",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-from conformance.stdio.runner_hooks import byte_size
+from conformance.stdio.plugin import byte_size
 from conformance.verdicts import Outcome, read_results
 from tests.suite_args import PLUGIN_ARGS
 
