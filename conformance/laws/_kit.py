@@ -56,6 +56,7 @@ from ..adapter import (
     ToolName,
     ToolResultEvent,
     agent_id_fits,
+    declaration_of,
     declared_agent_id_pattern,
 )
 from ..errors import AdapterFailure as _AdapterFailure
@@ -463,6 +464,7 @@ __all__ = [
     "consultations",
     "consulting",
     "conversation_shown",
+    "declaration_of",
     "declared_agent_id_pattern",
     "declares",
     "describe",

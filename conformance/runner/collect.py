@@ -21,7 +21,7 @@ import pytest
 from pydantic import BaseModel
 
 from .. import __version__
-from ..adapter import Implementation
+from ..adapter import Implementation, declaration_of
 from ..errors import AdapterTimeout
 from ..verdicts import (
     INFORMATION,
@@ -110,11 +110,12 @@ class Collector:
         """Law test reports pytest counts as failed (expected failures are not)."""
         self._results: IO[str] | None = None
         self._results_path = results
+        declared = declaration_of(implementation)
         self._header = ResultsHeader(
             suite_version=__version__,
             implementation=str(implementation.name),
-            implementation_version=_optional_str(getattr(implementation, "version", None)),
-            implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
+            implementation_version=declared.version,
+            implementation_notes=list(declared.notes),
             capabilities=sorted(str(c) for c in implementation.capabilities),
             dialects=self.dialects,
             deliveries=self.deliveries,
@@ -364,10 +365,6 @@ def failure_message(excinfo: Any) -> str:
 
 def _unchanged(text: str) -> str:
     return text
-
-
-def _optional_str(value: object) -> str | None:
-    return None if value is None else str(value)
 
 
 def _clean_text(text: str) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from ..adapter import Delivery, Implementation
+from ..adapter import Delivery, Implementation, declaration_of
 from ..wire.ir import Dialect
 
 SUITE_PREFIX = "conformance/laws/"
@@ -69,16 +69,9 @@ def normalized(nodeid: str) -> str:
     return found.group(1) if found else nodeid
 
 
-DEFAULT_DELIVERIES = frozenset({Delivery.STREAM})
-
-"""An implementation that declares no `deliveries`: it streams, as the spec's default
-asks (and as it did before the axis existed)."""
-
-
 def offered_deliveries(implementation: Implementation) -> frozenset[Delivery]:
     """What the implementation declares it honours of `AgentSpec.stream`."""
-    declared = getattr(implementation, "deliveries", DEFAULT_DELIVERIES)
-    return frozenset(Delivery(str(d)) for d in declared)
+    return declaration_of(implementation).deliveries
 
 
 def asked_deliveries(option: str) -> frozenset[Delivery] | None:
@@ -140,7 +133,7 @@ def dialects_to_run(
 ) -> list[Dialect]:
     """The dialects every law runs in: those asked for that the implementation offers.
     None is a UsageError: a run with no dialect would judge no law."""
-    offered = set(getattr(implementation, "dialects", frozenset({Dialect.OPENAI_CHAT})))
+    offered = declaration_of(implementation).dialects
     chosen = [d for d in Dialect if d in offered and (wanted is None or d in wanted)]
     if not chosen:
         has = ", ".join(d.value for d in Dialect if d in offered) or "no dialect at all"
@@ -153,7 +146,6 @@ def dialects_to_run(
 
 
 __all__ = [
-    "DEFAULT_DELIVERIES",
     "SUITE_PREFIX",
     "asked_deliveries",
     "asked_dialects",
