@@ -19,7 +19,7 @@ from ..adapter import Implementation
 from ..connectors import Connection, ConnectorError, connect, connector_plugins
 from ..errors import AdapterGaveUp
 from ..pytest_plugin import session_redactor
-from ..registry import SMOKE_LAW, RegistryError, law
+from ..registry import SMOKE_LAW, RegistryError, law, load_laws
 from ..verdicts import NOT_APPLICABLE_PREFIX, Outcome, known_premise_note, not_applicable_sentence
 from ..wire import ScriptedProvider
 from ._run_state import (
@@ -45,6 +45,7 @@ from .selection import (
     dialects_to_run,
     law_ids,
     not_offered,
+    select_laws,
     suite_test_id,
 )
 
@@ -87,6 +88,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--deliveries",
         default="all",
         help="comma-separated deliveries to run, stream and/or whole (default: all it offers)",
+    )
+    group.addoption(
+        "--law",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only the tests of this law (an id: run.no-history) or family (a prefix "
+        "ending in '.': hosting.); repeatable",
     )
     group.addoption("--results", type=Path, help="write the results JSONL here")
     group.addoption("--report-md", type=Path, help="write the per-law Markdown matrix here")
@@ -193,6 +202,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 law(law_id)
             except RegistryError as error:
                 raise pytest.UsageError(f"{item.nodeid}: {error}") from error
+    select_laws(config, items, load_laws())
     items.sort(key=lambda item: SMOKE_LAW not in law_ids(item))  # stable: smoke first
     if config.pluginmanager.hasplugin("timeout") and not _timeout_configured(config):
         seconds = DEFAULT_TEST_TIMEOUT * config.getoption("--timeout-multiplier")

@@ -1,7 +1,8 @@
-"""What a run runs, and what it calls it: the laws a law test checks (its `law` markers),
-the dialects and deliveries every law runs in, and a law test's id as every artifact of
-the run writes it: `conformance/laws/test_run.py::test_x[openai-chat-stream]`, wherever
-the suite is installed.
+"""What a run runs, and what it calls it: the laws a law test checks (its `law` markers)
+and those `--law` selects, the dialects and deliveries every law runs in, and a law
+test's id as every artifact of the run writes it:
+`conformance/laws/test_run.py::test_x[openai-chat-stream]`, wherever the suite is
+installed.
 
 pytest names a test by its file's path relative to the run's rootdir. The suite is run
 from the user's project with `--pyargs conformance.laws`, so its files are usually
@@ -13,17 +14,19 @@ layout, and the second is ambiguous. The runner keeps pytest's own ids (xdist, t
 terminal's progress and `--lf` key on them) and writes this one.
 
 Every law runs once per dialect and once per delivery, the way a reply can reach the
-runtime. Streamed and whole replies are separate code paths in every SDK and runtime (a runtime
-that assembles deltas wrongly, or whose non-streaming branch never ran, breaks laws the
-other path keeps), so, like dialects, each delivery the implementation offers is a
-parametrization of every law test. A delivery asked for by name that the implementation
-does not offer is NOT_APPLICABLE, shown, never silently dropped.
+runtime. Streamed and whole replies are separate code paths in every SDK and runtime (a
+runtime that assembles deltas wrongly, or whose non-streaming branch never ran, breaks
+laws the other path keeps), so, like dialects, each delivery the implementation offers
+is a parametrization of every law test. A delivery asked for by name that the
+implementation does not offer is NOT_APPLICABLE, shown, never silently dropped.
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import re
+from collections.abc import Collection, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -145,15 +148,56 @@ def dialects_to_run(
     return chosen
 
 
+def asked_laws(asked: Sequence[str], known: Collection[str]) -> tuple[str, ...]:
+    """`--law` values, each an exact law id or a family prefix ending in `.`
+    (`hosting.`), checked against the registry's ids: one that names no law is a
+    UsageError naming the closest known ids (a typo must not run nothing, green)."""
+    families = {law_id[: i + 1] for law_id in known for i, c in enumerate(law_id) if c == "."}
+    for value in asked:
+        if value in known or (value.endswith(".") and value in families):
+            continue
+        closest = difflib.get_close_matches(value, [*known, *sorted(families)], n=3, cutoff=0.5)
+        hint = f"; closest: {', '.join(closest)}" if closest else ""
+        raise pytest.UsageError(
+            f"--law {value!r} names no law: give a law id (run.no-history) or a family "
+            f"prefix ending in '.' (hosting.), as docs/laws.md lists them{hint}"
+        )
+    return tuple(asked)
+
+
+def law_selected(laws: Sequence[str], asked: Sequence[str]) -> bool:
+    """Does a test checking `laws` check one `--law` asked for?"""
+    return any(
+        law_id == value or (value.endswith(".") and law_id.startswith(value))
+        for law_id in laws
+        for value in asked
+    )
+
+
+def select_laws(config: pytest.Config, items: list[pytest.Item], known: Collection[str]) -> None:
+    """`--law`: deselect every collected test that checks none of the laws asked for."""
+    asked = asked_laws(config.getoption("--law", default=None) or (), known)
+    if not asked:
+        return
+    kept = [item for item in items if law_selected(law_ids(item), asked)]
+    dropped = [item for item in items if not law_selected(law_ids(item), asked)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
 __all__ = [
     "SUITE_PREFIX",
     "asked_deliveries",
     "asked_dialects",
+    "asked_laws",
     "deliveries_to_run",
     "dialects_to_run",
     "law_ids",
+    "law_selected",
     "normalized",
     "not_offered",
     "offered_deliveries",
+    "select_laws",
     "suite_test_id",
 ]
