@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from .. import __version__
-from ..pytest_plugin import session_redactor
+from ..redaction import session_redactor
 from ..runner._run_state import COLLECTOR, SWEEP
 from ..runner.selection import law_ids
 from ..verdicts import Outcome

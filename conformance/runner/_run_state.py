@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from ..adapter import Delivery, Implementation
+from ..redaction import ArtifactSweep
 from ..wire.ir import Dialect
 from .collect import Collector
-from .redacting import ArtifactSweep
 
 COLLECTOR = pytest.StashKey[Collector]()
 IMPLEMENTATION = pytest.StashKey[Implementation]()

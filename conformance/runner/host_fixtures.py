@@ -38,7 +38,7 @@ from ..adapter import (
 )
 from ..errors import AdapterContractError
 from ..hosting import HostClient, HostClientFactory, HostReply, SeedWireCaller
-from ..pytest_plugin import session_redactor
+from ..redaction import session_redactor
 from ..verdicts import INFORMATION, NOT_APPLICABLE_PREFIX, needs_sentence
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect

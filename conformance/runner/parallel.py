@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from ..pytest_plugin import session_redactor
+from ..redaction import session_redactor
 from ..registry import SMOKE_LAW
 from ..verdicts import Outcome, TestRecord, report_reason
 from ._run_state import COLLECTOR, SWEEP

@@ -18,7 +18,7 @@ from hypothesis import settings
 from ..adapter import Implementation
 from ..connectors import Connection, ConnectorError, connect, connector_plugins
 from ..errors import AdapterGaveUp
-from ..pytest_plugin import session_redactor
+from ..redaction import ArtifactSweep, ReportScrubber, learn_environment, session_redactor
 from ..registry import SMOKE_LAW, RegistryError, law, load_laws
 from ..verdicts import NOT_APPLICABLE_PREFIX, Outcome, known_premise_note, not_applicable_sentence
 from ..wire import ScriptedProvider
@@ -36,7 +36,6 @@ from .collect import Collector, Judgment
 from .parallel import is_controller, is_worker, send_judgment
 from .parallel import start as start_parallel
 from .profiles import register_profiles
-from .redacting import ArtifactSweep, ReportScrubber, learn_environment
 from .reporting import JUDGED, PytestCounts
 from .selection import (
     asked_deliveries,
