@@ -36,7 +36,6 @@ from ..errors import AdapterTimeout, DeclaredButMissing
 from ..registry import SMOKE_LAW, law
 
 _NOTE = "_turnlaw_door"
-
 """The attribute the guard sets on what a call raised: the door's `Door`."""
 
 
@@ -90,7 +89,6 @@ DOOR_LAWS: Final[dict[str, str]] = {
     "session.break_connection": "connection.broken-is-unusable",
     "session.close": "persistence.beyond-connection",
 }
-
 """door -> the law about that door: the law a missing declared door is charged to."""
 
 
@@ -192,7 +190,6 @@ async def _within(
 
 
 HOST_START_FACTOR = 4
-
 """A host start gets this many call deadlines: it is a process of its own, importing as
 much as an adapter does (a stdio connector gives it its start-up deadline likewise)."""
 

@@ -57,12 +57,10 @@ from ._run_state import IMPLEMENTATION, SWEEP
 from .guard import GuardedImplementation
 
 FAKE_KEY = "sk-turnlaw-conformance-0000"
-
 """The API key every agent is built with. The fake accepts any key; the runner's
 redactor learns this one first, so it never reaches an artifact."""
 
 AgentFactory = Callable[..., Awaitable[AgentUnderTest]]
-
 """`new_agent`: `await new_agent(id=..., tools=(...), ...)` builds an agent from
 AgentSpec fields, against this test's fake, in this test's dialect and delivery."""
 
@@ -154,7 +152,6 @@ class BackendHandle:
 BACKEND.derive_methods(BackendHandle, "call")
 
 BackendFactory = Callable[..., Awaitable[RunningBackend]]
-
 """`new_backend`: `await new_backend(killable=False, store=None, model=None)` opens a
 backend against this test's fake (`store=`: another backend's store, opened again)."""
 
@@ -230,7 +227,6 @@ async def _end_all(opened: list[BackendHandle]) -> None:
 T = TypeVar("T")
 
 _THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="turnlaw-state-machine")
-
 """Several, though tests run one at a time: a machine a timed-out test left running
 keeps its thread, and the next test's machine must not queue behind it."""
 

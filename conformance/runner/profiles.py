@@ -46,22 +46,18 @@ from ._run_state import COLLECTOR
 from .selection import law_ids
 
 EXAMPLES = {"ci": 8, "dev": 30, "thorough": 300}
-
 """Examples per property law, by profile."""
 
 SHRINK_BUDGETS: dict[str, int | None] = {"ci": 20, "dev": 20, "thorough": None}
-
 """Successful shrinks a failing law test may make, by profile (None: as many as
 Hypothesis likes). Twenty keep the model-based test's five-door bug shrunk to its three
 steps; more buy little."""
 
 SHRINK_SECONDS = 60.0
-
 """However a shrink is going, a failing law test stops shrinking after this long (times
 --timeout-multiplier): a bound for the runtime whose every example takes seconds."""
 
 _BOUNDED_PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
-
 """Every phase but explain: varying a shrunk example to say which parts matter replays
 it again with real agents, and changes no verdict."""
 
@@ -99,11 +95,9 @@ def profile_problem(name: str) -> str | None:
 FULL = "full"
 
 LIMITS = ("MAX_SHRINKS", "MAX_SHRINKING_SECONDS")
-
 """The engine's limits this module sets; a Hypothesis without them is not bounded."""
 
 FULL_SUFFIX = "+full-shrink"
-
 """The name of the copy of a profile `--shrink-budget full` runs under."""
 
 _BUDGET = pytest.StashKey["int | str | None"]()

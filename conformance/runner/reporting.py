@@ -187,7 +187,6 @@ def _said(collector: Collector, record: TestRecord) -> str:
 
 
 JUDGED = "turnlaw_judged"
-
 """The report attribute the runner sets on a law test's report it judged: how many
 records it made (a plain int: xdist carries it to the controller)."""
 
@@ -247,7 +246,6 @@ def _many(count: int, noun: str) -> str:
 
 
 MESSAGE_LIMIT = 4000
-
 """Characters of the exception's text kept in its place (a report, not a dump)."""
 
 
