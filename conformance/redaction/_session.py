@@ -127,13 +127,3 @@ class ArtifactSweep:
             path.write_bytes(cleaned.encode("utf-8", errors="surrogateescape"))
             rewritten.append(path)
         return rewritten
-
-
-__all__ = [
-    "ENVIRONMENT_CREDENTIAL",
-    "ArtifactSweep",
-    "ReportScrubber",
-    "learn_environment",
-    "scrub_report",
-    "session_redactor",
-]
