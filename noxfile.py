@@ -36,11 +36,12 @@ THIRDPARTY = {
     "langgraph": "langgraph",
     "letta_code": "letta",
 }
-"""Adapter module in conformance/adapters -> its pyproject extra, manifest and matrix column."""
+"""Adapter module in conformance/frameworks -> its pyproject extra, manifest and matrix column."""
 TYPED_WITH = ("pydantic-ai", "openai-agents", "langgraph")
 """The extras mypy needs installed to check their adapters (Letta Code is a CLI the adapter
 drives over pipes: nothing of it is imported, so its 280 MB stay out of the lint venv)."""
-SUITE = ["-m", "pytest", "-p", "conformance.runner.plugin", "--pyargs", "conformance.laws"]
+SUITE = ["-m", "conformance", "run"]
+"""A conformance run, as users start it (conformance.run); other arguments go to pytest."""
 PARALLEL = ["-n", "auto"]
 """pytest-xdist, one worker per core: the controller alone judges, writes the results file
 and checks the manifest (docs/suite.md, Running in parallel)."""
@@ -103,7 +104,7 @@ def conformance(session: nox.Session) -> None:
 
 def _thirdparty(module: str, name: str) -> None:
     def run(session: nox.Session) -> None:
-        adapter = Path("conformance/adapters") / module
+        adapter = Path("conformance/frameworks") / module
         if not (adapter.with_suffix(".py").exists() or (adapter / "__init__.py").exists()):
             session.error(f"{adapter} does not exist: the {name} adapter is not written yet")
         session.install("-e", f".[test,{name}]")
@@ -114,7 +115,7 @@ def _thirdparty(module: str, name: str) -> None:
             "--hypothesis-profile=ci",
             "-q",
             "--impl",
-            f"conformance.adapters.{module}:implementation",
+            f"conformance.frameworks.{module}:implementation",
             # FILE after `=`: a separate argument naming a file that exists is also read by
             # pytest as a path, and moves the rootdir
             f"--expectations=expectations/{name}.toml",
@@ -159,21 +160,14 @@ def js_runtime(session: nox.Session) -> None:
     repro = session.create_tmp()  # a failing law's repro file lands here, not in the repo
     session.run(
         "python",
-        "-m",
-        "pytest",
-        "-p",
-        "conformance.runner.plugin",
-        "--pyargs",
-        "conformance.laws",
+        *SUITE,
         "--hypothesis-profile=ci",
         "-q",
         "--impl",
         "cmd:node examples/js-runtime/adapter.mjs",
         "--validate-protocol",
-        "--expectations",
-        "examples/js-runtime/expectations.toml",
-        "--repro-dir",
-        f"{repro}/repro",
+        "--expectations=examples/js-runtime/expectations.toml",
+        f"--repro-dir={repro}/repro",
         *session.posargs,
     )
 

@@ -34,7 +34,7 @@ class ProviderError(httpx2.HTTPError):
     """The provider answered with an error status or broke the connection: the run fails.
 
     An httpx2 error by descent: the reference's adapter tells a provider's failure from a
-    bug by the HTTP stack its error comes from (`conformance.adapters.kit.provider_failure`)."""
+    bug by the HTTP stack its error comes from (`conformance.frameworks.kit.provider_failure`)."""
 
 
 class _Connection:

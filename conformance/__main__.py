@@ -1,7 +1,8 @@
-"""`python -m conformance`: laws-doc (write or check docs/laws.md), report (read a results
-file back: 0 green, 1 red, 2 truncated/inconsistent, 3 unreadable), matrix (write or check
-docs/conformance-matrix.md from results files), schema (print a file or protocol format's
-JSON Schema), replay (replay a stored failing case)."""
+"""`python -m conformance`: run (the laws against an implementation; see conformance.run),
+laws-doc (write or check docs/laws.md), report (read a results file back: 0 green, 1 red,
+2 truncated/inconsistent, 3 unreadable), matrix (write or check docs/conformance-matrix.md
+from results files), schema (print a file or protocol format's JSON Schema), replay
+(replay a stored failing case)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .lawdoc import laws_markdown
-from .verdicts import print_report
+from ._run import add_run_parser, run_from_cli
 
 
 def _schemas() -> dict[str, Any]:
@@ -33,6 +33,7 @@ def _schemas() -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m conformance")
     commands = parser.add_subparsers(dest="command", required=True)
+    add_run_parser(commands)
     doc = commands.add_parser("laws-doc", help="generate docs/laws.md from the law registry")
     doc.add_argument("--out", type=Path, default=Path("docs/laws.md"))
     doc.add_argument("--check", action="store_true", help="fail if the file is out of date")
@@ -73,8 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     replay.add_argument("--timeout-multiplier", type=float, default=1.0)
     replay.add_argument("--validate-protocol", action="store_true")
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
+    if args.command == "run":
+        return run_from_cli(args, rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "report":
+        from .verdicts import print_report
+
         return print_report(args.results)
     if args.command == "matrix":
         return _matrix(args)
@@ -91,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             timeout_multiplier=args.timeout_multiplier,
             validate_protocol=args.validate_protocol,
         )
+    from .lawdoc import laws_markdown
+
     text = laws_markdown()
     if args.check:
         current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""

@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from conformance.adapter import AgentSpec
-from conformance.adapters.kit import anthropic_client, call_service, openai_client
 from conformance.catalog import (
     ASK_PERSON,
     CALL_SERVICE,
@@ -22,6 +21,7 @@ from conformance.catalog import (
     ToolName,
     WhoamiReport,
 )
+from conformance.frameworks.kit import anthropic_client, call_service, openai_client
 from conformance.wire.ir import Dialect
 
 from .agent import Agent

@@ -25,7 +25,7 @@ from conformance.adapter import (
 )
 from conformance.adapter._hosting_types import HostSpec
 from conformance.adapter._session_types import BackendSpec
-from conformance.adapters.kit import (
+from conformance.frameworks.kit import (
     Refusal,
     provider_failure,
     refusing,

@@ -33,7 +33,6 @@ from conformance.adapter import (
     StoredMessage,
     StreamPass,
 )
-from conformance.adapters.kit import call_service
 from conformance.catalog import (
     ASK_PERSON,
     CALL_SERVICE,
@@ -43,6 +42,7 @@ from conformance.catalog import (
     CatalogTool,
     WhoamiReport,
 )
+from conformance.frameworks.kit import call_service
 
 from ._sessions_process import SessionRuntimeProcess, start_session_runtime
 from .sessions import MessageBody, open_runtime, serve_sessions

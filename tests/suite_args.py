@@ -1,35 +1,20 @@
 """The pytest arguments that run the conformance suite from a test, defined once.
 
 Tests here judge the runner by running the real suite: nested in-process (pytester) or
-as a child `python -m pytest`, the way a user starts it.
+as a child `python -m conformance run`, the way a user starts it.
 """
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-PLUGIN_ARGS = [
-    "-o",
-    "asyncio_default_fixture_loop_scope=function",
-    "-p",
-    "conformance.runner.plugin",
-    "-p",
-    "no:cacheprovider",
-]
+from conformance import command
+from conformance._run import PLUGIN, QUIET_LOOP_SCOPE
+
+PLUGIN_ARGS = ["-o", QUIET_LOOP_SCOPE, "-p", PLUGIN, "-p", "no:cacheprovider"]
 """Load the suite's runner plugin, with no cache left behind and no asyncio warning."""
 
-SUITE_COMMAND = [
-    sys.executable,
-    "-m",
-    "pytest",
-    *PLUGIN_ARGS,
-    "-q",
-    "--hypothesis-profile=ci",
-    "--pyargs",
-    "conformance.laws",
-]
+SUITE_COMMAND = command(profile="ci", options=["-q", "-p", "no:cacheprovider"])
 """Every law as a child process, in the profile CI uses."""
 
 HANG_DEADLINE = "10"

@@ -27,6 +27,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._run import pytest_args
 from ..runner.profiles import profile_problem
 from ..verdicts import Outcome, ResultsFileError, read_results
 from .hypothesis_examples import example_problem
@@ -94,42 +95,27 @@ def replay_arguments(
 ) -> list[str]:
     """The pytest command line of the replay, after checking the stored test."""
     test_file = law_test_file(repro.test)
-    args = [
+    return [
         sys.executable,
         "-m",
         "pytest",
-        f"{test_file}::{repro.test.name}",
-        "-p",
-        "conformance.runner.plugin",
-        "-p",
-        "conformance.replay.replaying",
-        "-p",
-        "no:cacheprovider",
-        "-o",
-        "asyncio_default_fixture_loop_scope=function",
-        "-q",
-        "--replay-file",
-        str(repro_path),
-        "--impl",
-        impl,
-        "--results",
-        str(folder / "results.jsonl"),
-        "--repro-dir",
-        str(folder / "repro"),
-        "--record",
-        str(folder / "wire"),
-        "--timeout-multiplier",
-        str(timeout_multiplier),
+        *pytest_args(
+            impl,
+            select=[f"{test_file}::{repro.test.name}"],
+            dialects=None if repro.dialect is None else repro.dialect.value,
+            profile=repro.hypothesis_profile or None,
+            seed=repro.hypothesis_seed or None,
+            results=folder / "results.jsonl",
+            repro_dir=folder / "repro",
+            record=folder / "wire",
+            timeout_multiplier=timeout_multiplier,
+            options=[
+                *("-p", "conformance.replay.replaying", "-p", "no:cacheprovider", "-q"),
+                *("--replay-file", str(repro_path)),
+                *(["--validate-protocol"] if validate_protocol else []),
+            ],
+        ),
     ]
-    if repro.dialect is not None:
-        args += ["--dialects", repro.dialect.value]
-    if repro.hypothesis_profile:
-        args.append(f"--hypothesis-profile={repro.hypothesis_profile}")
-    if repro.hypothesis_seed:
-        args.append(f"--hypothesis-seed={repro.hypothesis_seed}")
-    if validate_protocol:
-        args.append("--validate-protocol")
-    return args
 
 
 def replay(

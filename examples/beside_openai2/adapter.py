@@ -7,7 +7,7 @@ conversation per agent, kept as Chat Completions messages, one turn at a time â€
 `nox -s beside-openai2`
 runs the suite against it in a virtualenv that has `openai<3` and no `anthropic`.
 
-    python -m pytest -p conformance.runner.plugin --pyargs conformance.laws \
+    python -m conformance run \
         --impl examples.beside_openai2.adapter:implementation --dialects openai-chat
 """
 

@@ -1,6 +1,6 @@
 // turnlaw adapter protocol v1 for runtime.mjs: JSON lines on stdin and stdout.
 //
-//   python -m pytest -p conformance.runner.plugin --pyargs conformance.laws \
+//   python -m conformance run \
 //       --impl "cmd:node examples/js-runtime/adapter.mjs"
 //
 // Requests are handled as they arrive, without waiting for earlier ones, so a run held

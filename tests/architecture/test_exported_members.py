@@ -17,11 +17,11 @@ from syrupy.assertion import SnapshotAssertion
 
 PUBLIC_PACKAGES = [
     "conformance.adapter",
-    "conformance.adapters",
     "conformance.batteries",
     "conformance.catalog",
     "conformance.connectors",
     "conformance.errors",
+    "conformance.frameworks",
     "conformance.hosting",
     "conformance.laws._kit",
     "conformance.redaction",

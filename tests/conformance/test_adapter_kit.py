@@ -1,4 +1,4 @@
-"""conformance.adapters.kit: what every adapter does alike, here the refusal renaming
+"""conformance.frameworks.kit: what every adapter does alike, here the refusal renaming
 and the failed runs' causes."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-import conformance.adapters
+import conformance.frameworks
 from conformance.adapter import RefusalKind, Refused, RunFailed
-from conformance.adapters import kit
-from conformance.adapters.kit import Refusal, refusing, reporting_failures
+from conformance.frameworks import kit
+from conformance.frameworks.kit import Refusal, refusing, reporting_failures
 
 FOREIGN = Refusal(ValueError, RefusalKind.MISMATCH, says="not yours")
 UNREADABLE = Refusal(ValueError, RefusalKind.INVALID_CHECKPOINT)
@@ -68,5 +68,5 @@ def test_a_runtime_error_it_recognises_is_a_failed_run_the_runtime_caused() -> N
 
 
 def test_the_kit_is_public_and_re_exported_by_its_package() -> None:
-    assert set(kit.__all__) <= set(conformance.adapters.__all__)
-    assert conformance.adapters.reporting_failures is reporting_failures
+    assert set(kit.__all__) <= set(conformance.frameworks.__all__)
+    assert conformance.frameworks.reporting_failures is reporting_failures

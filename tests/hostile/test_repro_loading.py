@@ -144,8 +144,8 @@ def check_one(path: Path, scratch: Path) -> None:
     else:
         raise AssertionError("without --impl, replay chose the file's implementation")
     args = replay_arguments(repro, path, scratch, impl=CHOSEN)
-    assert args[args.index("--impl") + 1] == CHOSEN
-    assert args[3] == f"{law_file}::{repro.test.name}"
+    assert f"--impl={CHOSEN}" in args
+    assert args[-1] == f"{law_file}::{repro.test.name}"
     passed_on = [a for a in args if "hypothesis" in a]
     assert all(" " not in a and "\n" not in a for a in passed_on), passed_on
     assert repro.implementation not in args or repro.implementation == CHOSEN

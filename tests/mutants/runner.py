@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import conformance
 from conformance.verdicts import Outcome, read_results
 
 from .catalog import ROOT, Mutant
@@ -114,24 +115,19 @@ def suite_command(
         mutant.module,
         str(folder / "proof"),
         "--",
-        "-p",
-        "conformance.runner.plugin",
-        "-p",
-        "no:cacheprovider",
-        "--import-mode=append",  # the copy stays first for spawned runtimes (_suite_process)
-        "-q",
-        "--impl",
-        impl_spec(mutant),
-        "--dialects",
-        dialects or mutant.dialects,
-        "--hypothesis-profile=mutants",  # ci without shrinking (see _suite_process)
-        *(["--call-timeout", str(STDIO_CALL_TIMEOUT)] if mutant.impl == "stdio" else []),
-        "--results",
-        str(folder / "results.jsonl"),
-        "--repro-dir",
-        str(folder / "repro"),
-        "--pyargs",
-        *(mutant.targets if targets is None else targets),
+        *conformance.pytest_args(
+            impl_spec(mutant),
+            select=mutant.targets if targets is None else targets,
+            dialects=dialects or mutant.dialects,
+            profile="mutants",  # ci without shrinking (see _suite_process)
+            call_timeout=STDIO_CALL_TIMEOUT if mutant.impl == "stdio" else None,
+            results=folder / "results.jsonl",
+            repro_dir=folder / "repro",
+            options=[
+                *("-p", "no:cacheprovider", "-q"),
+                "--import-mode=append",  # the copy stays first for spawned runtimes
+            ],
+        ),
     ]
 
 

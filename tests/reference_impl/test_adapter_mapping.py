@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from conformance.adapter import RefusalKind, Refused, RunFailed
-from conformance.adapters.kit import refusing
+from conformance.frameworks.kit import refusing
 from reference_impl import (
     AgentRunCheckpoint,
     InvalidMessageError,

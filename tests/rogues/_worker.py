@@ -14,10 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 from hypothesis import Phase, settings
 
-import conformance.runner.plugin  # noqa: F401  (registers the ci profile this one extends)
+import conformance.runner.plugin  # registers the ci profile this one extends
 
 
 def _claim(folder: Path, name: str) -> bool:
@@ -42,33 +41,22 @@ def main(job_file: str) -> int:
         if not _claim(folder, job["name"]):
             continue
         log = folder / f"{job['name']}.log"
-        args = [
-            "-p",
-            "conformance.runner.plugin",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--impl",
-            job["impl"],
-            "--dialects",
-            job["dialects"],
-            "--hypothesis-profile",
-            job["profile"],
-            "--results",
-            str(folder / f"{job['name']}.jsonl"),
-            "--repro-dir",  # every rogue leaves repro files; keep them with its log
-            str(folder / "repro" / job["name"]),
-            *(["--deliveries", job["deliveries"]] if "deliveries" in job else []),
-            "--pyargs",
-            *job["targets"],
-        ]
         started = time.monotonic()
         with (
             log.open("w", encoding="utf-8") as out,
             contextlib.redirect_stdout(out),
             contextlib.redirect_stderr(out),
         ):
-            code = pytest.main(args)
+            code = conformance.run(
+                job["impl"],
+                select=job["targets"],
+                dialects=job["dialects"],
+                deliveries=job.get("deliveries"),
+                profile=job["profile"],
+                results=folder / f"{job['name']}.jsonl",
+                repro_dir=folder / "repro" / job["name"],  # every rogue leaves repro files
+                options=["-p", "no:cacheprovider", "-q"],
+            )
         seconds = time.monotonic() - started
         (folder / f"{job['name']}.seconds").write_text(f"{seconds:.2f}", encoding="utf-8")
         (folder / f"{job['name']}.exit").write_text(str(int(code)), encoding="utf-8")

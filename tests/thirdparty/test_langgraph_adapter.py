@@ -24,9 +24,9 @@ import pytest
 pytest.importorskip("langgraph")
 
 from conformance.adapter import AgentSpec, IdentitySpec
-from conformance.adapters import langgraph as adapter_module
-from conformance.adapters.langgraph import LangGraphImplementation, implementation
 from conformance.catalog import ABANDONED_RESULT, WhoamiReport
+from conformance.frameworks import langgraph as adapter_module
+from conformance.frameworks.langgraph import LangGraphImplementation, implementation
 from conformance.wire import Hold, ScriptedProvider, text, tool_call
 from conformance.wire.ir import Dialect
 
@@ -56,7 +56,7 @@ async def agent(fake: ScriptedProvider, **spec: Any) -> Any:
 
 
 def test_loading_the_package_does_not_import_a_framework() -> None:
-    code = "import conformance.adapters, sys; print('langgraph' in sys.modules)"
+    code = "import conformance.frameworks, sys; print('langgraph' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert shown.stdout.strip() == "False"
 
@@ -185,7 +185,7 @@ RESUME_ELSEWHERE = textwrap.dedent(
     import asyncio, json, sys
     from pathlib import Path
     from conformance.adapter import AgentSpec
-    from conformance.adapters.langgraph import LangGraphImplementation
+    from conformance.frameworks.langgraph import LangGraphImplementation
 
     async def main(base_url, database, checkpoint):
         spec = AgentSpec(base_url=base_url, api_key="sk-child-process-key", tools=("ask_person",))

@@ -1,4 +1,4 @@
-"""Adapter-specific checks for conformance.adapters.letta_code, against the loopback fake.
+"""Adapter-specific checks for conformance.frameworks.letta_code, against the loopback fake.
 
 The laws judge Letta Code; these drive the real CLI and pin what the adapter itself must
 get right, and the facts of Letta Code 0.34.12 that docs/letta-code.md cites: nothing is
@@ -43,8 +43,8 @@ pytest.importorskip(
     "letta_code", reason="Letta Code is not installed (pip install 'turnlaw[letta]')"
 )
 
-from conformance.adapters.letta_code import implementation
-from conformance.adapters.letta_code._letta_backend import LettaBackend
+from conformance.frameworks.letta_code import implementation
+from conformance.frameworks.letta_code._letta_backend import LettaBackend
 
 pytestmark = pytest.mark.timeout(240)
 on_the_cli = pytest.mark.asyncio(loop_scope="module")

@@ -1,6 +1,6 @@
 """The Letta Code adapter's reading of the CLI's lines, without a process.
 
-What `conformance.adapters.letta_code` makes of each stream-json line, as the SDK's
+What `conformance.frameworks.letta_code` makes of each stream-json line, as the SDK's
 `transformMessage` does (a malformed line of a known type is a typed error, noise is
 skipped), the CLI flags a session gets, and what the column declares. The CLI itself is
 driven in test_letta_code_adapter.py. Skipped (not passed) when Letta Code is not
@@ -32,10 +32,10 @@ pytest.importorskip(
     "letta_code", reason="Letta Code is not installed (pip install 'turnlaw[letta]')"
 )
 
-from conformance.adapters.letta_code import implementation
-from conformance.adapters.letta_code._letta_backend import session_flags
-from conformance.adapters.letta_code._letta_events import session_event, stored_message
-from conformance.adapters.letta_code._letta_lines import (
+from conformance.frameworks.letta_code import implementation
+from conformance.frameworks.letta_code._letta_backend import session_flags
+from conformance.frameworks.letta_code._letta_events import session_event, stored_message
+from conformance.frameworks.letta_code._letta_lines import (
     LettaLineError,
     QueueLine,
     ResultLine,
@@ -158,7 +158,7 @@ def test_session_flags_offer_only_the_sessions_tools_and_ask_only_for_approvals(
 
 
 def test_the_package_does_not_import_letta_until_the_adapter_is_loaded() -> None:
-    probe = "import sys, conformance.adapters; print('letta_code' in sys.modules)"
+    probe = "import sys, conformance.frameworks; print('letta_code' in sys.modules)"
     shown = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout

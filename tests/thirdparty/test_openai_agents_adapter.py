@@ -1,4 +1,4 @@
-"""Adapter-specific checks for conformance.adapters.openai_agents, on the loopback fake.
+"""Adapter-specific checks for conformance.frameworks.openai_agents, on the loopback fake.
 
 The laws judge the SDK; these pin what the adapter itself must get right: the SDK is
 imported only when the adapter is, and its tracing is off; the column names the installed
@@ -27,7 +27,7 @@ from conformance.wire.ir import Dialect
 
 pytest.importorskip("agents", reason="openai-agents is not installed (pip install openai-agents)")
 
-from conformance.adapters.openai_agents import implementation
+from conformance.frameworks.openai_agents import implementation
 
 KEY = "sk-turnlaw-openai-agents-SECRET-42"
 QUESTION = "Approve a refund for order 7?"
@@ -43,11 +43,11 @@ def spec(provider: ScriptedProvider, **fields: Any) -> AgentSpec:
 
 
 def test_the_package_does_not_import_the_sdk_until_the_adapter_is_loaded() -> None:
-    probe = "import sys, conformance.adapters; print('agents' in sys.modules)"
+    probe = "import sys, conformance.frameworks; print('agents' in sys.modules)"
     shown = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
-    assert shown.strip() == "False", "importing conformance.adapters imported openai-agents"
+    assert shown.strip() == "False", "importing conformance.frameworks imported openai-agents"
 
 
 def test_loading_the_adapter_turned_the_sdks_tracing_off() -> None:

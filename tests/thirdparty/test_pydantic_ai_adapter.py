@@ -1,4 +1,4 @@
-"""Adapter-specific checks for conformance.adapters.pydantic_ai, on the loopback fake.
+"""Adapter-specific checks for conformance.frameworks.pydantic_ai, on the loopback fake.
 
 The laws judge pydantic-ai; these pin what the adapter itself must get right: the
 framework is imported only when the adapter is; whoami reports RunContext's own
@@ -26,7 +26,7 @@ pytest.importorskip(
     "pydantic_ai", reason="pydantic-ai is not installed (pip install turnlaw[pydantic-ai])"
 )
 
-from conformance.adapters.pydantic_ai import implementation
+from conformance.frameworks.pydantic_ai import implementation
 
 QUESTION = "Approve a refund for order 7?"
 WHO = IdentitySpec(conversation_id="c-named", tenant="acme", principal="ana")
@@ -49,11 +49,11 @@ def whoami_said(request: RequestIR) -> Any:
 
 
 def test_the_package_does_not_import_pydantic_ai_until_the_adapter_is_loaded() -> None:
-    probe = "import sys, conformance.adapters; print('pydantic_ai' in sys.modules)"
+    probe = "import sys, conformance.frameworks; print('pydantic_ai' in sys.modules)"
     shown = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
-    assert shown.strip() == "False", "importing conformance.adapters imported pydantic-ai"
+    assert shown.strip() == "False", "importing conformance.frameworks imported pydantic-ai"
 
 
 def test_loading_the_adapter_turned_pydantic_ais_instrumentation_off() -> None:

@@ -1,4 +1,4 @@
-"""The adapter kit: what Python adapters do alike, for yours too (`conformance.adapters.kit`).
+"""The adapter kit: what Python adapters do alike, for yours too (`conformance.frameworks.kit`).
 
 - `openai_client(spec)`, `anthropic_client(spec)`, `openai_http()`: the official SDK
   clients (or the HTTP client under one) pointed at the fake the spec names, trusting
@@ -17,7 +17,7 @@ Shared facts in a module, not a base class: each adapter (the three here,
 `reference_impl/conformance_adapter.py`, yours) stays a plain class over its own
 framework and calls these where its logic is the same. Each SDK is imported when a
 client of it is asked for, not with this module: a host or session process that speaks
-Anthropic, and a `--collect-only`, should not pay ~0.5 s for openai (the framework
+Anthropic, and a `--collect-only`, should not pay for importing openai (the framework
 extras lack anthropic).
 """
 

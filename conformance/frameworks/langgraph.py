@@ -1,9 +1,8 @@
 """The conformance adapter for langgraph's prebuilt ReAct agent (`--impl
-conformance.adapters.langgraph:implementation`).
+conformance.frameworks.langgraph:implementation`).
 
-Pinned by expectations/langgraph.toml (`[framework]`) and observed with langgraph 1.2.24
-(langgraph-prebuilt 1.1.3, langgraph-checkpoint 4.3.2), langgraph-checkpoint-sqlite 3.1.2,
-langchain-core 1.8.3, langchain-openai 1.7.4; the versions in the results header are read
+expectations/langgraph.toml pins the release this mapping was written for and is the one
+place that says which laws langgraph fails and why; the results header reads the versions
 from the installed distributions.
 
 It translates; it never repairs, and it raises no refusal of its own: langgraph refuses
@@ -44,9 +43,13 @@ every invoke; the agent here is that caller, and holds the thread it last named:
   langgraph's documented way to edit a paused thread. langgraph has no abandon of its own,
   so the closing result's text is the catalog's `ABANDONED_RESULT`, the suite's for an
   adapter whose framework has none; the results' notes say so.
+- Names: `create_react_agent(name=)` stamps the agent's name on every `AIMessage` (in the
+  checkpoint, and on the wire as the assistant `name`), so langgraph has named agents and
+  named_agents is declared.
 - Identity is langgraph's run-scoped `context=` (`Runtime.context`, read by tools through
   `ToolRuntime`); it is never a thread id, and no provider-side conversation id exists on
-  Chat Completions.
+  Chat Completions. whoami reports `ToolRuntime.context`: what the caller passed, None
+  when nothing was (the thread_id a tool sees in its config is the caller's too).
 
 Errors langgraph raises propagate unmapped: a new message on a paused thread makes the
 agent node raise `ValueError` INVALID_CHAT_HISTORY, but only after langgraph has committed
@@ -55,44 +58,11 @@ tests/thirdparty and examples/thirdparty/langgraph_pending.py). Bad input to the
 (a checkpoint it cannot read, `checkpoint()` before any thread) is a plain `ValueError` /
 `LookupError` saying what was wrong.
 
-The laws, one by one, as the fresh run (nox -s thirdparty-langgraph) judges them:
+Not declared, because langgraph has no such concept of its own:
 
-- smoke.one-turn, run.conversation-id-does-not-join: PASS. Each run is a new thread;
-  `context=` never joins runs.
-- follow-up.refuses-before-first-run: FAIL. A follow-up on a thread nobody ran yet is a
-  first turn to langgraph: the message reached the model.
-- run.no-history, follow-up.shows-last-answer, continue-from.any-conversation,
-  checkpoint.final-answer: FAIL only as collateral. Each one's own test passes; the
-  stateful door test checks them together with follow-up.refuses-before-first-run, and
-  fails at its follow-up before any run (every later door showed the model what the law
-  predicts). The manifest says so; its entries turn XPASS when that test is split.
-- follow-up.is-continue-from-checkpoint, checkpoint.plain-json, checkpoint.no-trim: PASS
-  (a thread is a conversation; continuing it shows what restoring its messages shows).
-- checkpoint.carries-identity: FAIL. `context=` is per invoke, not thread state: a
-  continued conversation runs without it.
-- mismatch.refuses-another-agents-conversation: FAIL. `create_react_agent(name=)` stamps
-  the name on every `AIMessage` (in the checkpoint, and on the wire as the assistant
-  `name`), so langgraph has named agents (named_agents is declared), but it never compares
-  them. mismatch.default-id-never-refuses, mismatch.changed-agent-continues: PASS.
-- identity.reaches-tools, identity.synthesized-not-published: PASS. whoami reports
-  `ToolRuntime.context`, which holds what the caller passed as `context=` and is None
-  when nothing was; langgraph makes up no namespace of its own (the only other key a tool
-  sees, the thread_id in its config, is one the caller names).
-- in-flight.refused-before-send, in-flight.first-run-intact: FAIL. They apply because the
-  agent keeps a conversation (a checkpointed thread, one agent's runs), and langgraph
-  guards nothing: a second run while one is in flight goes to the model at once, and
-  a second invoke on a busy thread runs too, the thread keeping only the run that
-  finished last (tests/thirdparty, examples/thirdparty/langgraph_in_flight.py). The
-  "reject" multitask strategy belongs to the LangGraph server, not this package.
-- pending.refuses-new-message: FAIL. A new `run()` is a new thread that nothing stops, and
-  on the paused thread the message is committed before the history check above.
-  pending.resume-continues, pending.abandon-returns-dropped: PASS.
-
-Left out (NOT_APPLICABLE), because langgraph has no such concept of its own:
-
-- session_id, identity_report (identity.ladder): no session id apart from the thread, no
-  namespace ladder; the suite's run(session_id=) is a namespace for tools and memory, not
-  a thread that replays turns.
+- session_id, identity_report: no session id apart from the thread, no namespace
+  ladder; the suite's run(session_id=) is a namespace for tools and memory, not a thread
+  that replays turns.
 - memory, window, compaction: the prebuilt agent offers `pre_model_hook` and a `store`,
   but recall into the system prompt, a turn window or a model-written fold would be code
   this adapter writes, not langgraph's.

@@ -1,6 +1,6 @@
 """The suite's adapter for Letta Code (PyPI `letta` 0.34.12): the seed-003 session model.
 
-Load it with `--impl conformance.adapters.letta_code:implementation` after
+Load it with `--impl conformance.frameworks.letta_code:implementation` after
 `pip install "turnlaw[letta]"`. Letta Code is a wheel holding its own Node and a JS
 bundle: the CLI, a headless runtime speaking line-delimited JSON ("stream-json") and a
 local backend keeping everything under `$HOME/.letta`. The seed's API is the TypeScript

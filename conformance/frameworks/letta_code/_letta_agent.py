@@ -53,7 +53,7 @@ class LettaAgentUnderTest:
         if asked or spec.dialect is not Dialect.OPENAI_CHAT:
             raise ValueError(
                 f"{', '.join(asked) or spec.dialect.value}: not declared by the Letta Code "
-                "adapter's agent surface (see conformance/adapters/letta_code)"
+                "adapter's agent surface (see conformance/frameworks/letta_code)"
             )
         store = Path(tempfile.mkdtemp(prefix="turnlaw-letta-agent-"))
         try:

@@ -1,12 +1,13 @@
 """The suite's adapter for openai-agents (the OpenAI Agents SDK).
 
-Load it with `--impl conformance.adapters.openai_agents:implementation`; the SDK is
+Load it with `--impl conformance.frameworks.openai_agents:implementation`; the SDK is
 imported only then, and `nox -s thirdparty-openai_agents` runs it with
-expectations/openai-agents.toml, which pins the release it describes. It translates, it
-never repairs: each suite call becomes a call of the SDK's own API, every refusal the
-suite sees was raised by the SDK (an impossible call, such as a checkpoint before any
-run, is a plain ValueError or LookupError, never a refusal), and nothing here adds a
-lock, a name check or a pause guard the SDK lacks.
+expectations/openai-agents.toml, which pins the release it describes and is the one place
+that says which laws the SDK fails and why. It translates, it never repairs: each suite
+call becomes a call of the SDK's own API, every refusal the suite sees was raised by the
+SDK (an impossible call, such as a checkpoint before any run, is a plain ValueError or
+LookupError, never a refusal), and nothing here adds a lock, a name check or a pause
+guard the SDK lacks.
 
 The translation
 - Agent: one `agents.Agent` per spec, `name=` the spec's id (the SDK requires a name; a
@@ -39,69 +40,35 @@ The translation
   attribute or method (`get_interruptions()` still lists a rejected call), so this one
   read goes through a private attribute; it only decides whether a second abandon_pause
   has anything left to drop.
-- follow_up(m): not a door of the SDK (see follow-up.* below). Other laws still call it
-  as one more way in, so it is answered with the SDK's manual pattern: `run(m,
-  continue_from=<the last run's checkpoint>)`, or a plain `run(m)` before any run.
+- follow_up(m): not declared. An `Agent` is a stateless configuration: it holds no
+  conversation, so there is no "this instance's last completed run" and nothing that
+  could refuse before a first run. The SDK's other continuations are not that door
+  either: `to_input_list()` is continue_from, a `Session` (`SQLiteSession(session_id)`,
+  ...) is a stored conversation per session id that the caller names and any Agent can
+  run on (the seed's hosting door, not followUp), and server-side `previous_response_id`
+  is excluded by the issue. Other laws still call follow_up as one more way in, so it is
+  answered with the SDK's manual pattern: `run(m, continue_from=<the last run's
+  checkpoint>)`, or a plain `run(m)` before any run.
 - refusals: `RunState.from_json` refusing a state whose agent is not in the continuing
-  agent's map ("Run state agent not found in agent map") is MISMATCH (see mismatch.*
-  below for what that lookup is and is not); any other state it cannot restore
-  (`UserError`/`ValueError`) is INVALID_CHECKPOINT.
+  agent's map ("Run state agent not found in agent map") is MISMATCH, because it is the
+  SDK's own and comes before anything is sent; it is a handoff-graph lookup by name, not
+  an ownership rule, and the implementation's `notes` carry that caveat to the matrix.
+  Any other state it cannot restore (`UserError`/`ValueError`) is INVALID_CHECKPOINT.
 
-Law by law (the final verdicts of the run against 0.24.0)
-- smoke.one-turn, run.no-history: `Runner.run` with a string. PASS.
-- run.conversation-id-does-not-join (identity): the identity is run context, not the SDK's
-  `conversation_id`, so two runs under one id share nothing. PASS.
-- follow-up.shows-last-answer, follow-up.is-continue-from-checkpoint,
-  follow-up.refuses-before-first-run: N/A, `follow_up` left out. An `Agent` is a
-  stateless configuration: it holds no conversation, so there is no "this instance's last
-  completed run" and nothing that could refuse before a first run. The SDK's other
-  continuations are not that door either: `to_input_list()` is continue_from, a
-  `Session` (`SQLiteSession(session_id)`, ...) is a stored conversation per session id
-  that the caller names and any Agent object can run on, which is the seed's hosting door
-  (`standingAgent({ sessions })`), not followUp; server-side `previous_response_id` is
-  excluded by the issue.
-- continue-from.any-conversation, checkpoint.plain-json, checkpoint.final-answer,
-  checkpoint.no-trim (continue_from): `to_input_list()` round-tripped through JSON. PASS.
-- checkpoint.carries-identity (continue_from, identity, tool_context): `to_input_list()`
-  holds model items only, so the run context stays behind and a continued run's tools are
-  told no identity. FAIL.
-- mismatch.refuses-another-agents-conversation (named_agents: names are mandatory in the
-  SDK): `to_input_list()` carries no agent name, so another named agent continues it.
-  FAIL. mismatch.default-id-never-refuses, mismatch.changed-agent-continues: a completed
-  run's items are continued by any agent. PASS. The one refusal the SDK has here,
-  `RunState.from_json`'s "Run state agent not found in agent map", is mapped to MISMATCH
-  because it is the SDK's own and comes before anything is sent, but it is a handoff-graph
-  lookup by name, not an ownership rule: it also refuses a paused state of agent
-  'billing' restored on an unnamed agent (named "agent") and one of "agent" restored on
-  'support', which default-id-never-refuses forbids. No law hands a paused `RunState` to
-  an agent of another id, so no verdict above rests on it; `notes` carries this caveat to
-  the matrix.
-- identity.reaches-tools (identity, tool_context): the run context reaches
-  `ToolContext.context`. PASS. identity.synthesized-not-published (tool_context): with no
-  identity named, the run context holds None and the SDK adds no id of its own. PASS.
-- identity.ladder: N/A, `identity_report` and `session_id` left out: the SDK has no
-  identity ladder (no namespace derived from a session or a run), so a reported source
-  would be the adapter's invention; an SDK `Session` is a stored history a run replays,
-  not an id a run hands its tools.
-- in-flight.refused-before-send, in-flight.first-run-intact: they apply (the agent keeps a
-  conversation: continue_from and pause are declared), and the SDK guards
-  nothing (concurrent `Runner.run` calls on one Agent, or on one Session): a second run
-  while the first is in flight is sent. FAIL.
-- pending.refuses-new-message (pause): a new `Runner.run` while an interruption is pending
-  is sent, and `add_input` on the paused `RunState` is accepted and staged. FAIL.
-  pending.resume-continues, pending.abandon-returns-dropped: `approve` / `reject` on the
-  `RunState`. PASS.
-- memory.*: N/A, `memory` left out: the SDK recalls nothing into the system prompt.
-- window.*: N/A, `window` left out: a run has no turn window. The nearest thing,
-  `SessionSettings(limit=)`, caps how many items a `Session` hands back (items, not
-  turns) and belongs to sessions.
-- compaction.*: N/A, `compaction` left out: the SDK's
-  `OpenAIResponsesCompactionSession` calls the provider's `responses.compact` endpoint, so
-  what is folded is decided and kept server-side, not in a checkpoint the suite can judge.
-- self-explain.*: N/A, `self_explain` left out: the SDK's tracing exports spans; it does
-  not answer the model about its own runs.
-- hosting.* (no tests yet): `hosting` left out for now; the SDK's sessions
-  (`SQLiteSession` and the others) are what those laws would map onto.
+Not declared:
+- identity_report, session_id: no identity ladder (no namespace derived from a session or
+  a run), so a reported source would be the adapter's invention; an SDK `Session` is a
+  stored history a run replays, not an id a run hands its tools.
+- memory: the SDK recalls nothing into the system prompt.
+- window: a run has no turn window. The nearest thing, `SessionSettings(limit=)`, caps
+  how many items a `Session` hands back (items, not turns) and belongs to sessions.
+- compaction: `OpenAIResponsesCompactionSession` calls the provider's
+  `responses.compact` endpoint, so what is folded is decided and kept server-side, not in
+  a checkpoint the suite can judge.
+- self_explain: the SDK's tracing exports spans; it does not answer the model about its
+  own runs.
+- hosting: left out for now; the SDK's sessions (`SQLiteSession` and the others) are what
+  those laws would map onto.
 """
 
 from __future__ import annotations

@@ -67,7 +67,8 @@ from ._letta_lines import (
 from ._letta_process import CLOSED, LettaProcess, StdoutClosed, TransportClosedError
 
 STARTUP_TIMEOUT = 120.0
-"""Seconds from spawning the CLI to its `init` line (1-2 s here; a loaded CI is slower)."""
+"""Seconds from spawning the CLI to its `init` line: a ceiling for a loaded machine, not
+what a start takes."""
 
 DENIED = "Denied by canUseTool callback"
 """What the SDK answers for a denial that gave no reason: the suite's `decide` gives none."""

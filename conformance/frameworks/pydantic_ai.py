@@ -1,22 +1,24 @@
-"""pydantic-ai (`pydantic-ai-slim[openai]`, pinned to 2.68.0) under the conformance suite.
+"""pydantic-ai (`pydantic-ai-slim[openai]`) under the conformance suite.
 
-`--impl conformance.adapters.pydantic_ai:implementation`; `nox -s thirdparty-pydantic_ai`
-runs it with expectations/pydantic-ai.toml; examples/thirdparty/pydantic_ai_*.py reproduce
-three of its four FAILs with pydantic-ai alone. It translates and never repairs: the only Refused it
-raises are pydantic-ai's own errors renamed (ConcurrencyLimitExceeded -> run_in_flight, the
-UserError about "unprocessed tool calls" -> pending_question, the ValidationError of its
-own `ConversationTypeAdapter` -> invalid_checkpoint); nothing here holds a lock, compares
-names or guards a pause. Where the framework has nothing to refuse (checkpoint() before any
-run) the error is a plain LookupError.
+`--impl conformance.frameworks.pydantic_ai:implementation`; `nox -s thirdparty-pydantic_ai`
+runs it with expectations/pydantic-ai.toml, which pins the release this mapping was
+written for and is the one place that says which laws pydantic-ai fails and why;
+examples/thirdparty/pydantic_ai_*.py reproduce failures with pydantic-ai alone. It
+translates and never repairs: the only Refused it raises are pydantic-ai's own errors
+renamed (ConcurrencyLimitExceeded -> run_in_flight, the UserError about "unprocessed tool
+calls" -> pending_question, the ValidationError of its own `ConversationTypeAdapter` ->
+invalid_checkpoint); nothing here holds a lock, compares names or guards a pause. Where
+the framework has nothing to refuse (checkpoint() before any run) the error is a plain
+LookupError.
 
 The translation. pydantic-ai's own OpenAI models on the official `openai` client over real
 HTTP: `OpenAIResponsesModel` (what `Agent("openai:...")` builds) and `OpenAIChatModel`, one
 dialect each. Instrumentation stays off (`Agent.instrument_all(False)`); no server-side
 state (`openai_previous_response_id`, `openai_conversation_id`) is asked for. One `Agent`
-per spec, `name=spec.id`, `infer_name=False` on every run (else an unnamed agent is named
-after its variable). run(m) is `agent.run(m)`; continue_from is `agent.run(m,
-conversation=...)` with the Conversation rebuilt by `ConversationTypeAdapter` from the
-checkpoint, which is `ConversationTypeAdapter.dump_python(result.conversation,
+per spec, `name=spec.id` (named_agents), `infer_name=False` on every run (else an unnamed
+agent is named after its variable). run(m) is `agent.run(m)`; continue_from is
+`agent.run(m, conversation=...)` with the Conversation rebuilt by `ConversationTypeAdapter`
+from the checkpoint, which is `ConversationTypeAdapter.dump_python(result.conversation,
 mode="json")`. An identity is the run's `conversation_id=` plus `deps=` (the framework's
 one per-run context channel); on a continued run only `deps=`, because a Conversation
 carries its own id and pydantic-ai refuses both ("passing both is ambiguous"), so an
@@ -24,55 +26,32 @@ explicit identity cannot rename a continued conversation. `whoami` reports what 
 RunContext says: `{conversation_id: ctx.conversation_id}` plus tenant and principal from
 `ctx.deps`. `ask_person` raises `CallDeferred(kind="question")` (an answer from a person is
 the call's result, not a yes/no on running it, which `requires_approval` would be), so the
-run ends with `DeferredToolRequests`.
+run ends with `DeferredToolRequests`; resume is `agent.run(conversation=...,
+deferred_tool_results=DeferredToolResults(calls={id: decision}))`, and abandon_pause is
+`repair_messages(conversation.messages)`, the way out pydantic-ai's UserError names (the
+adapter also sets the held Conversation's `deferred_tool_requests` to None itself:
+pydantic-ai never reads that field when running; it rebuilds it from a run's output).
 
-Law by law (verdicts from the pinned run):
+Two runs at once: `Agent(max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0))`,
+the framework's own setting, turned on here (by default an Agent runs any number of runs
+at once; the implementation's notes say so), so a second run raises
+ConcurrencyLimitExceeded.
 
-- smoke.one-turn, run.no-history: `agent.run(m)`; an Agent holds no conversation. PASS.
-- run.conversation-id-does-not-join (identity): two fresh runs with one `conversation_id=`
-  share no history; pydantic-ai only correlates by it. PASS.
-- follow-up.* (follow_up left out): an Agent has no "last run" to continue and nothing that
-  could refuse before a first one. N/A. `follow_up` still answers other laws' calls as
-  `agent.run(m, conversation=<last result's conversation>)`, a plain run before any.
-- continue-from.any-conversation, checkpoint.plain-json, checkpoint.final-answer,
-  checkpoint.no-trim (continue_from): the Conversation round-trips as plain JSON. PASS.
-- checkpoint.carries-identity (continue_from, identity, tool_context): a Conversation
-  carries its conversation_id but not the deps, so a continued run's tool sees the id
-  without tenant and principal. FAIL.
-- mismatch.refuses-another-agents-conversation (named_agents: `Agent(name=)`): a
-  Conversation records no agent name and pydantic-ai checks none; another named Agent
-  continues it. FAIL. mismatch.default-id-never-refuses, mismatch.changed-agent-continues:
-  nothing refuses. PASS.
-- identity.ladder (session_id, identity_report left out): pydantic-ai's own ladder
-  (explicit, the history's last id, a fresh UUID7) has no session rung, and a run reports
-  the id it used but not where it came from. N/A.
-- identity.synthesized-not-published (tool_context: `RunContext`): with no id named,
-  pydantic-ai makes up a UUID7 and gives it to every tool as `ctx.conversation_id`. FAIL.
-- identity.reaches-tools (identity, tool_context): the named id and deps reach `ctx`. PASS.
-- memory.* (memory left out): no recall across conversations. N/A.
-- window.bounds-what-is-shown (window left out): no built-in window; history processors
-  are functions the user writes. N/A.
-- compaction.folded-travels (compaction left out): `OpenAICompaction` and
-  `AnthropicCompaction` exist but are provider-side only (the provider folds, through
-  `context_management` or OpenAI's `/responses/compact`); the framework folds nothing and
-  the fake serves neither. N/A.
-- in-flight.refused-before-send, in-flight.first-run-intact (the agent keeps a
-  conversation: continue_from and pause are declared):
-  `Agent(max_concurrency=ConcurrencyLimit(max_running=1, max_queued=0))`, the framework's
-  own setting, turned on here (by default an Agent runs any number of runs at once; see
-  the implementation's notes); a second run raises ConcurrencyLimitExceeded. PASS.
-- pending.refuses-new-message (pause): a new prompt on the paused Conversation is refused
-  (UserError), but the Agent takes a plain new run while the person still owes the answer.
-  FAIL. pending.resume-continues: `agent.run(conversation=..., deferred_tool_results=
-  DeferredToolResults(calls={id: decision}))`. PASS. pending.abandon-returns-dropped:
-  `repair_messages(conversation.messages)`, the way out pydantic-ai's UserError names; the
-  adapter also sets the held Conversation's `deferred_tool_requests` to None itself
-  (pydantic-ai never reads that field when running; it rebuilds it from a run's output).
-  PASS.
-- self-explain.* (self_explain left out): no trace tools. N/A.
-- hosting.* (hosting left out): the laws have no tests, and the adapter protocol no
-  hosting door yet; pydantic-ai's UI adapters with a ConversationStore are the nearest
-  thing, to revisit when those tests exist.
+Not declared:
+- follow_up: an Agent has no "last run" to continue and nothing that could refuse before
+  a first one. `follow_up` still answers other laws' calls as `agent.run(m,
+  conversation=<last result's conversation>)`, a plain run before any.
+- session_id, identity_report: pydantic-ai's own ladder (explicit, the history's last id,
+  a fresh UUID7) has no session rung, and a run reports the id it used but not where it
+  came from.
+- memory: no recall across conversations. window: no built-in window; history processors
+  are functions the user writes.
+- compaction: `OpenAICompaction` and `AnthropicCompaction` exist but are provider-side
+  only (the provider folds, through `context_management` or OpenAI's
+  `/responses/compact`); the framework folds nothing and the fake serves neither.
+- self_explain: no trace tools.
+- hosting: not mapped yet; pydantic-ai's UI adapters with a ConversationStore are the
+  nearest thing.
 """
 
 from __future__ import annotations
@@ -88,7 +67,7 @@ try:
     import pydantic_ai  # noqa: F401
 except ImportError as missing:
     raise ImportError(
-        'conformance.adapters.pydantic_ai needs pydantic-ai: pip install "turnlaw[pydantic-ai]" '
+        'conformance.frameworks.pydantic_ai needs pydantic-ai: pip install "turnlaw[pydantic-ai]" '
         "(or run nox -s thirdparty-pydantic_ai)"
     ) from missing
 

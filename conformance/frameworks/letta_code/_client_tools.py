@@ -11,7 +11,7 @@ reference runtime's (`reference_impl/_spec_agent.py`):
 - `whoami()` reports what the runtime told the tool: Letta Code's request names only
   the call (`tool_call_id`, `tool_name`, `input`), no identity and no session, so the
   report says None for both;
-- `call_service(key)` GETs the fake's service URL (`conformance.adapters.kit`), failing
+- `call_service(key)` GETs the fake's service URL (`conformance.frameworks.kit`), failing
   with its reply when that is not 200;
 - `ask_person(question)`: in the session model the person is asked through the
   runtime's permission request (`needs_approval`, `decide`), before the tool runs; a run
@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from conformance.adapters.kit import ServiceFailedError, call_service
 from conformance.catalog import ABANDONED_RESULT, TOOLS, ToolName, WhoamiReport
+from conformance.frameworks.kit import ServiceFailedError, call_service
 
 from ._letta_lines import ExternalTool
 

@@ -9,9 +9,9 @@ suite's is ever in reach). The environment is built from scratch, not inherited,
 the CLI does.
 
 Set-up is the CLI's own: `letta --backend local connect openai-compatible --base-url
-<fake> --api-key <key>` (one process, ~1.3-1.7 s here; `letta backend local` as a
-separate step would cost another ~2 s, and every process passes `--backend local`
-anyway, the CLI's documented one-off override). A store is connected once per base URL
+<fake> --api-key <key>` (one process; `letta backend local` as a separate step would
+be another CLI start, and every process passes `--backend local` anyway, the CLI's
+documented one-off override). A store is connected once per base URL
 and key: the adapter records, beside `.letta`, a digest of what it connected with, so a
 backend opened again on the same store (the laws' "another process") does not pay for it
 again, and a different fake or key connects again.
@@ -102,8 +102,8 @@ class LettaHome:
         """What the CLI runs with: this HOME, the launcher's own additions (its Node first
         on PATH, `LETTA_CODE_DISTRIBUTION=pypi`), telemetry and self-update off (the
         CLI's documented switches; neither changes a request), and Node's compile cache
-        in a directory of its own (~0.3 s of each ~1.5 s start; V8's code cache, which
-        changes nothing the bundle does)."""
+        in a directory of its own (V8's code cache: it shortens every start after the
+        first and changes nothing the bundle does)."""
         env = {
             key: value
             for key, value in os.environ.items()
