@@ -1,6 +1,6 @@
-"""What the conformance run keeps on pytest's config, and the laws an item checks.
+"""What the conformance run keeps on pytest's config.
 
-The plugin writes these; the stdio hooks, the fixtures and the repro capture read
+The plugin writes these; the fixtures, the xdist wiring and the repro capture read
 them. Keeping them here, apart from the plugin, lets each of those modules depend on
 the run's state without importing the plugin (and the plugin's imports of them
 without a cycle).
