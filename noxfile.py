@@ -75,7 +75,7 @@ def rogues(session: nox.Session) -> None:
 def mutants(session: nox.Session) -> None:
     """The mutant run: the suite against every mutant of reference_impl/ (tests/mutants/).
 
-    Long (a suite run per mutant, most of an hour on two cores), so not in the default
+    Long (a suite run per mutant), so not in the default
     set. Arguments go to `python -m tests.mutants` (`--only ID ...`, `--workers N`,
     `--write` rewrites docs/mutants.md).
     """
@@ -192,7 +192,8 @@ def beside_openai2(session: nox.Session) -> None:
     session.run(*suite, "--impl", "examples.beside_openai2.adapter:implementation")
     reference = Path(session.create_tmp()) / "reference-env"
     python = _environment_with_the_reference(session, reference)
-    stdio = ["--impl", f"cmd:{python} -m reference_impl.stdio_adapter"]
+    # every message both ways checked against the protocol's models
+    stdio = ["--impl", f"cmd:{python} -m reference_impl.stdio_adapter", "--validate-protocol"]
     # Every agent law through stdio; the hosting and session laws (host processes,
     # backends and sessions) in one dialect and delivery: what they add here is the host
     # and session doors over JSON lines, which do not vary by dialect (the conformance
@@ -287,11 +288,10 @@ def sessions(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def benchmarks(session: nox.Session) -> None:
     """Cost of the fake against bare baselines, side by side, as ratios; then the suite's
-    own rows (`python -m benchmarks.conformance_run`): collection, the harness floor (with
-    what pytest alone costs for as many empty tests), the agent laws, every law, the kill
-    run and the five slowest laws, each in seconds and as a ratio to a floor timed in the
-    same run. The long rows (agent, every law, kill) get one round: together about half
-    an hour on two cores today."""
+    own rows (`python -m benchmarks.conformance_run`): collection, the harness floor, the
+    agent laws, every law, the kill run, the host launcher and the five slowest laws, each
+    in seconds and as a ratio to a floor timed in the same run. The long rows (agent,
+    every law, kill) get one round."""
     session.install("-e", ".[test]")
     session.run("python", "-m", "benchmarks", *session.posargs)
     session.run("python", "-m", "benchmarks.conformance_run")

@@ -10,10 +10,13 @@ run — once against turnlaw, once against a baseline that returns a constant bo
 - loopback: requests per second of `python -m conformance.wire serve` vs a hello-world ASGI
   app on the same uvicorn stack, driven by a cheap keep-alive raw-socket load generator.
 
-Then the reference host's rows (`benchmarks.hosting`, `benchmarks.durability`): a hosted
-turn against a direct `continue_from` run plus its save, the `agent_factory` host at 1, 8
-and 32 sessions against the fake alone, a SQLite save against a raw upsert, and completed
-turns lost over N SIGKILLs of the host mid-turn (printed, never asserted).
+Then the reference host's rows (`benchmarks.hosting`, `benchmarks.durability`,
+`benchmarks.flooding`): a hosted turn against a direct `continue_from` run plus its save,
+the suite's memory peak against a flooding host, and completed turns lost over N SIGKILLs
+of the host mid-turn (printed, never asserted).
+
+A row stays only while a design choice depends on it (a target it must meet, or two ways
+of doing one thing compared); the suite's own rows are `benchmarks.conformance_run`.
 
 Why ratios and not absolute numbers: absolute figures depend on the machine, its load and
 the Python build, and mean little on their own. The ratio turnlaw/bare says what the fake

@@ -4,25 +4,28 @@
 Rows (`--rows`, comma-separated; default every one):
 
 - collection: `pytest --collect-only` of the suite, against a pytest start-up that
-  collects an empty module (and, to explain the gap, the same with the turnlaw plugin);
+  collects an empty module;
 - floor: the harness floor, the agent laws against `benchmarks.trivial_impl` on one
-  dialect, against that same pytest start-up; under it, as many empty async tests as the
-  floor has (pytest's start plus its own cost per test), and the floor run from a fresh
-  copy of the sources (no bytecode, no `.hypothesis`), both against the floor;
+  dialect, against that same pytest start-up; under it, the floor run from a fresh copy
+  of the sources (no bytecode, no `.hypothesis`), against the floor;
 - agent: the agent laws against the reference, all three dialects, against the floor;
 - all: every law (hosting and session laws included) against the reference, ditto;
 - parallel: the same with `-n 2` (pytest-xdist, as `nox -s conformance` runs it);
-- kill: `python -m tests.rogues` with its default workers, three per core (never
-  `--write`: docs stay as they are);
+- kill: `python -m tests.rogues` with its default workers (never `--write`: docs stay
+  as they are; run as a process, so benchmarks import nothing of tests/);
 - failing: the agent laws on one dialect against `benchmarks.failing_impl` (a runtime
   failing over ten of them, several found and shrunk by Hypothesis) as a ratio to the
   same laws against the reference; under it, the same run shrinking fully
   (`--shrink-budget full`), to show what the shrink budget saves;
+- launch: the hosting and session laws on one dialect with their hosts started as new
+  interpreters, against the same laws with hosts forked from the warm launcher (the
+  default); under it, forked from a launcher that skipped the SDK warm-up: what the
+  launcher and the warm-up each save;
 - breakdown: the slowest five laws of a run of every law, with their share.
 
 Every figure is the median wall time of its rounds; a round runs each needed process
 once, in an order flipped every round, so machine noise hits them all alike. The long
-rows (agent, all, parallel, kill: minutes each today) get `--long-rounds` (default 1),
+rows (agent, all, parallel, kill) get `--long-rounds` (default 1),
 the others `--rounds` (default 3). Targets are for a 2-core machine and are printed, never asserted.
 """
 
@@ -37,7 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.verdicts import read_results
-from tests.rogues.gallery import ROGUES
 
 from .law_breakdown import breakdown
 from .report import command_line, figure
@@ -46,10 +48,7 @@ from .suite_report import SuiteReport, SuiteRow
 from .suite_runs import (
     FAILING_LAWS,
     FLOOR_DIALECT,
-    KILL_WORKERS,
     Timing,
-    count_tests,
-    floor_argv,
     runs,
     timed,
 )
@@ -86,7 +85,7 @@ ROWS: dict[str, RowPlan] = {
         "every law vs the reference, -n 2 (xdist)", "all, -n 2", "harness floor", 12, long=True
     ),
     "kill": RowPlan(
-        f"kill run: reference + {len(ROGUES)} rogues, {KILL_WORKERS} workers",
+        "kill run: the reference and every rogue, default workers",
         "kill",
         "harness floor",
         45,
@@ -100,13 +99,15 @@ ROWS["failing"] = RowPlan(
     None,
     target_ratio=1.5,
 )
+ROWS["launch"] = RowPlan(
+    f"hosting and session laws, hosts started plainly, {FLOOR_DIALECT}",
+    "hosts, plain start",
+    "hosts, launcher",
+    None,
+)
 ROW_NAMES = (*ROWS, "breakdown")
 EXPLAINED_BY = {
-    "collection": (
-        RowPlan("  the plugin alone, empty module", "plugin start", "pytest start", None),
-    ),
     "floor": (
-        RowPlan("  pytest alone, as many empty tests", "pytest per test", "harness floor", None),
         RowPlan("  the floor on a fresh checkout", "harness floor, fresh", "harness floor", None),
     ),
     "failing": (
@@ -117,14 +118,15 @@ EXPLAINED_BY = {
             None,
         ),
     ),
+    "launch": (
+        RowPlan("  forked, without the SDK warm-up", "hosts, no warm-up", "hosts, launcher", None),
+    ),
 }
 """Rows without a target printed under a row, to say where its time goes."""
 ORDER = (
     "pytest start",
-    "plugin start",
     "collection",
     "harness floor",
-    "pytest per test",
     "harness floor, fresh",
     "agent",
     "all",
@@ -133,6 +135,9 @@ ORDER = (
     "agent, one dialect",
     "failing runtime",
     "failing runtime, full shrink",
+    "hosts, launcher",
+    "hosts, plain start",
+    "hosts, no warm-up",
 )
 REMARKS = {
     "kill": "exit 1: red, or docs/kill-matrix.md stale (see tests.rogues)",
@@ -253,25 +258,12 @@ def notes(
             "project's pytest configuration, without the turnlaw plugin: what any pytest "
             "process costs before a suite adds anything"
         )
-    if "plugin start" in counts:
-        found.append(
-            "'the plugin alone' is that same start with -p conformance.runner.plugin: the "
-            "collection row minus it is what importing and parametrizing the law modules costs"
-        )
     if "harness floor" in counts:
         found.append(
             "floor 'harness floor': the agent laws (the kill run's agent door: every law module "
             f"but test_hosting_*/test_sessions_*) against benchmarks.trivial_impl, the reference's "
             f"logic on a raw-HTTP provider, on {FLOOR_DIALECT} only: the harness's own cost; "
             "the agent, all and kill rows are ratios to it"
-        )
-    if "pytest per test" in counts:
-        found.append(
-            "'pytest alone, as many empty tests' runs as many async tests as the floor collects, "
-            "each doing nothing and asking for no fixture, under the project's pytest "
-            "configuration without the plugin or Hypothesis: pytest's start (the 'pytest start' "
-            "figure) plus its protocol per test (an event loop each, the timeout, the reports), "
-            "which the floor pays before any fixture, law, runtime or fake does anything"
         )
     if "harness floor, fresh" in counts:
         found.append(
@@ -297,6 +289,14 @@ def notes(
             "is that run with --shrink-budget full, what every failing property cost before "
             "the budget"
         )
+    if "hosts, launcher" in counts:
+        found.append(
+            "the launch rows: the hosting and session laws on one dialect, their hosts and "
+            "session runtimes forked from the warm launcher (the floor, the default), started "
+            "as new interpreters (TURNLAW_FORK_LAUNCH=0), and forked from a launcher that "
+            "skipped the SDK warm-up (-p benchmarks.unwarmed_launcher): a ratio above 1 is "
+            "what the launcher, or the warm-up, saves"
+        )
     if "kill" in counts:
         found.append(
             "the kill run is run without --write: it reads docs/kill-matrix.md, never rewrites "
@@ -316,9 +316,7 @@ def measure(rows: Sequence[str], rounds: int, long_rounds: int, report: SuiteRep
     timings: dict[str, list[Timing]] = {run: [] for run in counts}
     with tempfile.TemporaryDirectory(prefix="turnlaw-bench-") as folder:
         scratch = Path(folder)
-        # the empty tests' count is the floor's, counted once, untimed
-        floor_tests = count_tests(floor_argv()) if "pytest per test" in counts else 0
-        processes = runs(scratch, floor_tests=floor_tests)
+        processes = runs(scratch)
         planned = schedule(counts)
         for index, order in enumerate(planned, start=1):
             for run in order:

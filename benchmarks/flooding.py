@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from .rounds import Samples
+from .suite_runs import suite
 
 IMPLEMENTATIONS = {
     "plain": "reference_impl.conformance_adapter:ReferenceImplementation",
@@ -32,29 +33,13 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 
 def one_law_run(impl: str, results: Path) -> list[str]:
     """The command of one law test's cases against `impl`, each call under DEADLINE."""
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "conformance.runner.plugin",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "--hypothesis-profile=ci",
-        "--pyargs",
-        "conformance.laws",
-        "--impl",
-        impl,
-        "-k",
-        ONE_LAW_TEST,
-        "--dialects",
-        "openai-chat",
-        "--call-timeout",
-        DEADLINE,
-        "--results",
-        str(results),
-    ]
+    return suite(
+        impl=impl,
+        dialects="openai-chat",
+        call_timeout=float(DEADLINE),
+        results=results,
+        options=["-k", ONE_LAW_TEST],
+    )
 
 
 def _peak_mb(impl: str, results: Path) -> float:

@@ -24,7 +24,7 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
     """Measure the host, then add its rows, notes and stages to `report`."""
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
-    figures = await hosting.measure(plan)
+    cost = await hosting.measure(plan)
     measured = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="turnlaw-bench-kills-") as tmp:
         kills = await durability.measure(plan.kills, Path(tmp))
@@ -47,7 +47,6 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
             peaks["endless"],
         ),
     ]
-    cost = figures.cost
     report.rows.append(
         Row(
             "hosted turn, 1 session (vs direct run+save)",
@@ -57,51 +56,11 @@ async def measure(plan: hosting.HostingPlan, report: Report) -> None:
             TURN_COST_TARGET,
         )
     )
-    for sessions, table in figures.levels.items():
-        bare, ours = table["bare"], table["turnlaw"]
-        report.rows += [
-            Row(
-                f"factory host, {sessions} sessions (vs fake alone)",
-                "turns/s",
-                bare[hosting.PER_SECOND],
-                ours[hosting.PER_SECOND],
-                better="higher",
-            ),
-            Row(
-                "  server CPU (fake alone vs host)",
-                "ms/turn",
-                bare[hosting.SERVER_CPU],
-                ours[hosting.SERVER_CPU],
-            ),
-            Row("  latency p50", "ms", bare[hosting.P50], ours[hosting.P50]),
-            Row("  latency p99", "ms", bare[hosting.P99], ours[hosting.P99]),
-        ]
-    saves = figures.persist
-    report.rows += [
-        Row("SQLite persist p50 (vs raw upsert)", "ms", saves["bare"][hosting.P50],
-            saves["turnlaw"][hosting.P50]),
-        Row("SQLite persist p99 (vs raw upsert)", "ms", saves["bare"][hosting.P99],
-            saves["turnlaw"][hosting.P99]),
-    ]  # fmt: skip
-    client = max(
-        max(table[variant][hosting.CLIENT_CPU].values)
-        for table in figures.levels.values()
-        for variant in ("bare", "turnlaw")
-    )
-    size = int(saves["turnlaw"]["bytes"].median)
     restart = statistics.median(kills.restart_seconds) if kills.restart_seconds else float("nan")
     report.notes += [
         f"hosted turn: median of {plan.cost_rounds} alternating rounds of {plan.cost_turns} "
         "turns in a new session each; host in-process (uvicorn, httpx client), the fake in "
         "its own process; both variants stream from the fake and save to SQLite",
-        f"factory host: `serve --agent-per-session` in its own process, {plan.level_rounds} "
-        f"alternating rounds of {plan.level_turns} turns per session (the same sessions "
-        "every round, agents built in the warm-up), httpx load generator in this process "
-        f"(at most {client:.0%} of a core); the floor's replies are not streamed, the host's "
-        "model calls are; "
-        f"a new session's agent costs {figures.build_ms:.0f} ms to build (a provider and "
-        "its SDK client per agent, as the CLI's factory builds it)",
-        f"persist: {plan.saves} saves of a {size}-byte checkpoint each, WAL, synchronous=FULL",
         f"durability: {kills.kills} SIGKILLs of the CLI host mid-turn (held at the fake), "
         f"{kills.completed} completed turns, lost {kills.lost}, phantom {kills.phantoms}; "
         f"restart to URL median {restart:.2f} s",

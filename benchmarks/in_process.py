@@ -22,7 +22,6 @@ import openai
 import respx
 
 from conformance.wire import InProcess, ScriptedProvider, httpx2_is_aliased, text
-from conformance.wire._plan import Plan, RawRequest
 from conformance.wire.in_process import IN_PROCESS_ROOT
 
 from .payloads import API_KEY, BARE_REPLY, CHAT_PATH, CHAT_REQUEST, MODEL, REPLY_MARKER, REPLY_TEXT
@@ -31,7 +30,6 @@ from .rounds import Figures, Measure, Table, alternate
 BARE_ROOT = "http://bare.test"
 OUR_BASE_URL = IN_PROCESS_ROOT + "/v1"
 PER_REQUEST = "us_per_request"
-STUBBED = "turnlaw, respond() stubbed"
 MESSAGES: list[Any] = [{"role": "user", "content": "hello"}]
 REQUEST_HEADERS = {"content-type": "application/json", "authorization": f"Bearer {API_KEY}"}
 
@@ -86,27 +84,12 @@ async def _timed(batch: int, one: Callable[[], Awaitable[None]]) -> Figures:
     return {PER_REQUEST: (time.perf_counter() - start) / batch * 1e6}
 
 
-class DecisionStubbed(ScriptedProvider):
-    """The fake with its decision taken out: `respond` hands back the reply already
-    rendered, parsing, checking, recording and rendering nothing. Served by the same
-    `InProcess`, it measures the in-process transport's own glue; the rest of turnlaw's
-    cost over a bare route is what `respond` does."""
-
-    def __init__(self) -> None:
-        super().__init__([])
-        self.answered = 0
-
-    def respond(self, raw: RawRequest) -> Plan:
-        self.answered += 1
-        return Plan(200, [("content-type", "application/json")], [BARE_REPLY])
-
-
 def _sdk_client(base_url: str) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY, max_retries=0)
 
 
 def _sdk_variants(batch: int) -> dict[str, Measure]:
-    # One client per variant for the whole run: building one costs ~50 ms (SSL context).
+    # One client per variant for the whole run: building one is not what is measured.
     bare_client = _sdk_client(BARE_ROOT + "/v1")
     our_client = _sdk_client(OUR_BASE_URL)
     steps = [text(REPLY_TEXT)] * batch
@@ -130,21 +113,7 @@ def _sdk_variants(batch: int) -> dict[str, Measure]:
         _check_ours(provider, batch)
         return figures
 
-    async def stubbed() -> Figures:
-        provider = DecisionStubbed()
-        with InProcess(provider):
-            _check_serving(provider)
-            figures = await _timed(batch, lambda: call(our_client))
-        if provider.answered != batch:
-            raise MiswiredError(f"the stubbed fake answered {provider.answered} of {batch}")
-        if provider.wire:
-            raise MiswiredError(
-                f"the stubbed fake recorded {len(provider.wire)} exchange(s): what answered "
-                "was not the stub alone"
-            )
-        return figures
-
-    return {"bare": bare, "turnlaw": ours, STUBBED: stubbed}
+    return {"bare": bare, "turnlaw": ours}
 
 
 def _httpx_variants(client: httpx.AsyncClient, batch: int) -> dict[str, Measure]:

@@ -1,8 +1,9 @@
 """What each conformance-run benchmark runs, and how one run is timed.
 
 Every run is a fresh process, as a user starts it: interpreter start-up, imports and
-collection are part of the figure. The agent laws are the kill run's agent door
-(`tests.rogues.kill.law_modules`): every law module but the hosting and session ones.
+collection are part of the figure. The law modules are split by door as the kill run
+splits them (a wiring test holds the two together): the hosting and session modules,
+whose runtimes are processes the suite starts, and the agent laws, every other one.
 """
 
 from __future__ import annotations
@@ -16,22 +17,22 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Unpack
 
-from tests.rogues.kill import default_workers, law_modules
+import conformance
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTEST = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-SUITE = [*PYTEST, "-p", "conformance.runner.plugin", "--hypothesis-profile=ci"]
-"""The suite's command line (`-p no:cacheprovider`: a benchmark leaves no cache behind)."""
+"""pytest in a fresh process (`-p no:cacheprovider`: a benchmark leaves no cache behind)."""
 FLOOR_IMPL = "benchmarks.trivial_impl:implementation"
 FLOOR_DIALECT = "openai-chat"
 FAILING_IMPL = "benchmarks.failing_impl:implementation"
+UNWARMED = "benchmarks.unwarmed_launcher"
+"""The plugin whose launcher skips the SDK warm-up."""
 FAILING_LAWS = 10
 """How many laws the failing runtime's run must show FAIL for its row to be timed."""
 FAIL_LINE = r"(?m)^  FAIL +(?:MUST|SHOULD|MAY) "
 """A law the terminal table shows as FAIL."""
-KILL_WORKERS = default_workers()
-"""What `python -m tests.rogues` uses by default: three per core (at most eight)."""
 SOURCES = ("conformance", "reference_impl", "benchmarks", "tests", "pyproject.toml")
 """What a fresh checkout's run imports and is configured by."""
 LEFT_BEHIND = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
@@ -52,6 +53,8 @@ class Run:
     fresh: bool = False
     """Run from a new copy of the sources, without what earlier runs left behind: the
     first run on a CI runner's new checkout."""
+    env: tuple[tuple[str, str], ...] = ()
+    """Set in its environment, beside ours."""
 
     def check(self, code: int, output: str) -> str | None:
         """Why this run's result cannot be timed as what it claims to be (None: it can)."""
@@ -74,21 +77,25 @@ class Timing:
     code: int
 
 
+LAWS = ROOT / "conformance" / "laws"
+SERVER_LAWS = ("test_hosting_*.py", "test_sessions_*.py")
+"""The hosting and session law modules: their runtimes are processes the suite starts."""
+
+
+def law_modules(*, servers: bool) -> list[str]:
+    """The server doors' law modules, or (`servers=False`) the agent laws: all the others."""
+    found = {path for pattern in SERVER_LAWS for path in LAWS.glob(pattern)}
+    if not servers:
+        found = set(LAWS.glob("test_*.py")) - found
+    return [f"conformance.laws.{path.stem}" for path in sorted(found)]
+
+
 def agent_modules() -> list[str]:
-    return law_modules("agent")
+    return law_modules(servers=False)
 
 
-PER_TEST_MODULE = """\
-import pytest
-
-
-@pytest.mark.parametrize("n", range({count}))
-async def test_nothing(n: int) -> None:
-    pass
-"""
-"""As many async tests as the floor has, each doing nothing and asking for no fixture:
-pytest's start plus its own cost per test (collection, the event loop pytest-asyncio
-makes for each, the timeout, the reports)."""
+def server_modules() -> list[str]:
+    return law_modules(servers=True)
 
 
 COLLECTED = r"(\d+)(?:/\d+)? tests? collected"
@@ -96,95 +103,82 @@ COLLECTED = r"(\d+)(?:/\d+)? tests? collected"
 (33 deselected)", whose first number is what runs."""
 
 
+def suite(
+    *select: str, impl: str | None = None, **run: Unpack[conformance.RunOptions]
+) -> list[str]:
+    """A conformance run of `select` (default: every law), in the `ci` profile unless
+    told, spelled by conformance.pytest_args."""
+    run.setdefault("profile", "ci")
+    if select:
+        return [*PYTEST, *conformance.pytest_args(impl, select=select, **run)]
+    return [*PYTEST, *conformance.pytest_args(impl, **run)]
+
+
 def floor_argv() -> list[str]:
     """The harness floor's command: the agent laws against the trivial runtime."""
-    floor = [*SUITE, "--impl", FLOOR_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs"]
-    return floor + agent_modules()
+    return suite(*agent_modules(), impl=FLOOR_IMPL, dialects=FLOOR_DIALECT)
 
 
-def count_tests(argv: list[str]) -> int:
-    """How many tests `argv` collects (untimed): the run itself with --collect-only. Exit 1
-    is accepted: the plugin calls a run that judged nothing red."""
-    done = subprocess.run(
-        [*argv, "--collect-only"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    found = re.search(COLLECTED, done.stdout)
-    if done.returncode not in (0, 1) or found is None:
-        raise SystemExit(f"{' '.join(argv)} --collect-only: no count:\n{done.stdout[-3000:]}")
-    return int(found.group(1))
-
-
-def runs(scratch: Path, *, floor_tests: int = 0) -> dict[str, Run]:
+def runs(scratch: Path) -> dict[str, Run]:
     """Every run a row can need, by name; `scratch` holds their files (the empty module,
-    the results file of the run of every law, the kill run's logs). With `floor_tests`
-    (`count_tests(floor_argv())`), also the run of that many tests that do nothing."""
+    the results file of the run of every law, the kill run's logs)."""
     empty = scratch / "test_empty.py"
     empty.write_text("", encoding="utf-8")
     # the empty module is collected under the project's pytest configuration, like the suite
     bare = [*PYTEST, "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(ROOT)]
     floor = floor_argv()
     agent = agent_modules()
-    failing = [*SUITE, "--impl", FAILING_IMPL, "--dialects", FLOOR_DIALECT, "--pyargs", *agent]
+    servers = server_modules()
     found: dict[str, Run] = {
         "pytest start": Run(
             [*bare, "--collect-only", str(empty)], frozenset({5}), "no tests collected"
         ),
-        "plugin start": Run(
-            [*bare, "-p", "conformance.runner.plugin", "--collect-only", str(empty)],
-            frozenset({1, 5}),  # the plugin calls a run that judged nothing red
-            "no tests collected",
-        ),
         # red too: the plugin counts every collected test as never reported
-        "collection": Run(
-            [*SUITE, "--collect-only", "--pyargs", "conformance.laws"], frozenset({0, 1}), COLLECTED
-        ),
+        "collection": Run(suite(options=["--collect-only"]), frozenset({0, 1}), COLLECTED),
         "harness floor": Run(floor),
         # the same on a new checkout: bytecode and Hypothesis's tables built as it goes
         "harness floor, fresh": Run(floor, fresh=True),
-        "agent": Run([*SUITE, "--pyargs", *agent_modules()]),
-        "all": Run(
-            [*SUITE, "--results", str(scratch / "all.jsonl"), "--pyargs", "conformance.laws"]
-        ),
+        "agent": Run(suite(*agent)),
+        "all": Run(suite(results=scratch / "all.jsonl")),
         # the agent laws on one dialect, against the reference, then against a runtime
         # failing a dozen of them (found and shrunk by Hypothesis), as the suite shrinks
         # by default and as it shrinks when asked to go all the way
-        "agent, one dialect": Run([*SUITE, "--dialects", FLOOR_DIALECT, "--pyargs", *agent]),
-        "failing runtime": Run(failing, frozenset({1}), FAIL_LINE, FAILING_LAWS),
-        "failing runtime, full shrink": Run(
-            [*SUITE, "--shrink-budget", "full", *failing[len(SUITE) :]],
+        "agent, one dialect": Run(suite(*agent, dialects=FLOOR_DIALECT)),
+        "failing runtime": Run(
+            suite(*agent, impl=FAILING_IMPL, dialects=FLOOR_DIALECT),
             frozenset({1}),
             FAIL_LINE,
             FAILING_LAWS,
         ),
+        "failing runtime, full shrink": Run(
+            suite(
+                *agent,
+                impl=FAILING_IMPL,
+                dialects=FLOOR_DIALECT,
+                options=["--shrink-budget", "full"],
+            ),
+            frozenset({1}),
+            FAIL_LINE,
+            FAILING_LAWS,
+        ),
+        # the laws that start processes, their hosts forked from the warm launcher (the
+        # default), started as new interpreters, and forked from a launcher that skipped
+        # the SDK warm-up: what the launcher and the warm-up each save
+        "hosts, launcher": Run(suite(*servers, dialects=FLOOR_DIALECT)),
+        "hosts, plain start": Run(
+            suite(*servers, dialects=FLOOR_DIALECT), env=(("TURNLAW_FORK_LAUNCH", "0"),)
+        ),
+        "hosts, no warm-up": Run(suite(*servers, dialects=FLOOR_DIALECT, options=["-p", UNWARMED])),
         # the same with pytest-xdist, as `nox -s conformance` runs it (-n auto) on 2 cores
-        "all, -n 2": Run([*SUITE, "-n", "2", "--pyargs", "conformance.laws"]),
+        "all, -n 2": Run(suite(workers=2)),
         # without --write the kill run only reads docs/kill-matrix.md: exit 1 when the run
         # is red or the doc stale, which the row reports rather than discards
         "kill": Run(
-            [
-                sys.executable,
-                "-m",
-                "tests.rogues",
-                "--workers",
-                str(KILL_WORKERS),
-                "--keep",
-                str(scratch / "kill"),
-            ],
+            [sys.executable, "-m", "tests.rogues", "--keep", str(scratch / "kill")],
             frozenset({0, 1}),
             r"kill run: \d+ runs in",
         ),
     }
-    if floor_tests:
-        module = scratch / "test_per_test.py"
-        module.write_text(PER_TEST_MODULE.format(count=floor_tests), encoding="utf-8")
-        # every one passed, and nothing else happened (-q's last line)
-        found["pytest per test"] = Run(
-            [*bare, str(module)], shows=rf"(?m)^{floor_tests} passed in "
-        )
     return found
 
 
@@ -196,6 +190,7 @@ def timed(run: Run) -> Timing:
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+            **dict(run.env),
         }
         before = os.getloadavg()[0]
         started = time.perf_counter()

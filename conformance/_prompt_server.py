@@ -2,9 +2,9 @@
 
 uvicorn notices `should_exit` on a 0.1 s tick, then sleeps a fixed 0.1 s after asking its
 connections to close and polls every 0.1 s until they have: a server with nothing left to
-do took 0.15-0.2 s to stop. The suite starts and stops one for every session backend and
-every host the reference opens for a test, and one fake per run (7.5 of the 28 s the
-session laws took in one dialect went to these sleeps). Here a stop wakes the main loop at
+do waits out those sleeps. The suite starts and stops one for every session backend and
+every host the reference opens for a test, and one fake per run, so the sleeps add up
+to a large share of the session laws' wall time. Here a stop wakes the main loop at
 once and the drain is polled every few milliseconds; the steps and their order are
 uvicorn's: stop accepting, ask each connection to finish, wait for them and the tasks they
 left (at most `timeout_graceful_shutdown`, then cancel what is left).

@@ -3,11 +3,10 @@
 `st.text()` draws from `characters(codec="utf-8")`. The first time a process meets that
 codec in a Hypothesis storage directory (`.hypothesis/` under the working directory, so
 every fresh CI checkout), Hypothesis encodes each of the 1,114,112 code points to learn
-which ones utf-8 takes, then caches the answer there: 5-9 s on the project's machine,
-paid by each xdist worker that starts before the file exists, and more than the whole
-harness floor. utf-8 encodes every code point except the surrogates, so the same
-alphabet is the category table without category Cs, which costs ~0.5 s cold and is
-needed by any unicode strategy anyway.
+which ones utf-8 takes, then caches the answer there: seconds of CPU, paid by each xdist
+worker that starts before the file exists. utf-8 encodes every code point except the
+surrogates, so the same alphabet is the category table without category Cs, which is
+far cheaper to build and is needed by any unicode strategy anyway.
 """
 
 from __future__ import annotations

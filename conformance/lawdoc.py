@@ -112,8 +112,8 @@ def law_lines() -> dict[str, int]:
         for law in load_laws().values()
     }
     # Each law's entry has one `- tests:` line whatever its tests are, so the headings'
-    # lines do not depend on them: the doc is laid out without parsing 45 law modules
-    # (0.5 s of every run's report).
+    # lines do not depend on them: the doc is laid out without parsing every law module
+    # on every run's report.
     return {
         headings[line]: number
         for number, line in enumerate(laws_markdown(tests={}).splitlines(), start=1)

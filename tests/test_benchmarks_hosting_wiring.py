@@ -14,16 +14,13 @@ import pytest
 
 from benchmarks import durability, flooding, hosting
 
-TINY = hosting.HostingPlan(
-    cost_rounds=1, cost_turns=1, levels=(2,), level_rounds=1, level_turns=1, saves=2, kills=1
-)
+TINY = hosting.HostingPlan(cost_rounds=1, cost_turns=1, kills=1)
 
 
 @pytest.mark.timeout(300)  # real hosts, each a process: on a busy machine, past 60 s
 async def test_hosting_benchmarks_are_wired() -> None:
-    figures = await hosting.measure(TINY)
-    for table in (figures.cost, figures.levels[2], figures.persist):
-        assert set(table) == {"bare", "turnlaw"}
+    cost = await hosting.measure(TINY)
+    assert set(cost) == {"bare", "turnlaw"}
 
 
 @pytest.mark.timeout(300)  # a host started, killed, started again: past 60 s when busy

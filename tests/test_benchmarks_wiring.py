@@ -5,15 +5,16 @@ in-process measurements for one tiny round, so a change to the fake that mis-wir
 benchmark fails CI instead of the next person who measures. The conformance run's rows
 (`benchmarks.conformance_run`) are checked on synthetic figures: which processes each row
 runs and how often, what their command lines are, and how the table and the per-law
-breakdown come out; of those processes only the cheapest run (a bare pytest start, seven
-empty tests).
+breakdown come out; of those processes only the cheapest runs (a bare pytest start).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -26,74 +27,20 @@ from benchmarks import (
     report,
     suite_report,
     suite_runs,
+    unwarmed_launcher,
 )
-from benchmarks.payloads import REPLY_TEXT
 from benchmarks.rounds import Samples
 from conformance.verdicts import Outcome
 from conformance.verdicts import TestRecord as Record  # not collected as a test class
-from conformance.wire import InProcess, ScriptedProvider, text
-from conformance.wire._plan import Plan, RawRequest
+from reference_impl import _launcher
 from tests.rogues import kill
 
 
 async def test_in_process_benchmarks_are_wired() -> None:
     sdk = await in_process.sdk_per_request(rounds=1, batch=2)
     raw = await in_process.httpx_per_request(rounds=1, batch=2)
-    assert set(sdk) == {"bare", "turnlaw", in_process.STUBBED}
+    assert set(sdk) == {"bare", "turnlaw"}
     assert set(raw) == {"bare", "turnlaw"}
-
-
-async def test_the_stubbed_fake_is_what_answers_its_variant(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The stubbed row is the transport's own cost only if the stub, and nothing else,
-    answered every request of its rounds."""
-    made: list[in_process.DecisionStubbed] = []
-    stub_class = in_process.DecisionStubbed
-
-    def stub() -> in_process.DecisionStubbed:
-        made.append(stub_class())
-        return made[-1]
-
-    monkeypatch.setattr(in_process, "DecisionStubbed", stub)
-    await in_process.sdk_per_request(rounds=1, batch=2)
-    # a warm-up round and a measured one, two requests each
-    assert [one.answered for one in made] == [2, 2]
-
-
-async def test_a_stubbed_round_answered_by_another_fake_is_refused(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The rogue: InProcess routes the stubbed round's requests to a real fake, which
-    answers them correctly, so only the stub's own count can tell."""
-    served_instead = ScriptedProvider([text(REPLY_TEXT)] * 2)
-    real_in_process = InProcess
-
-    def elsewhere(provider: ScriptedProvider) -> InProcess:
-        provider.base_url = in_process.OUR_BASE_URL  # looks served, is not
-        return real_in_process(served_instead)
-
-    stubbed = in_process._sdk_variants(2)[in_process.STUBBED]
-    monkeypatch.setattr(in_process, "InProcess", elsewhere)
-    with pytest.raises(in_process.MiswiredError, match="answered 0 of 2"):
-        await stubbed()
-    assert len(served_instead.wire) == 2
-
-
-async def test_a_stub_that_also_runs_the_real_fake_is_refused(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The rogue: a stub that counts and answers, but also runs the real respond() (so
-    the row would time the checks it claims to leave out)."""
-    stub_respond = in_process.DecisionStubbed.respond
-
-    def records_too(self: in_process.DecisionStubbed, raw: RawRequest) -> Plan:
-        ScriptedProvider.respond(self, raw)  # parsed, checked, recorded (and refused)
-        return stub_respond(self, raw)
-
-    monkeypatch.setattr(in_process.DecisionStubbed, "respond", records_too)
-    with pytest.raises(in_process.MiswiredError, match="recorded 2 exchange"):
-        await in_process._sdk_variants(2)[in_process.STUBBED]()
 
 
 # The conformance run's rows (`python -m benchmarks.conformance_run`): their plumbing only,
@@ -135,16 +82,11 @@ def test_rows_are_parsed_in_the_tables_order_and_unknown_ones_refused() -> None:
 
 def test_each_row_runs_with_its_floor_and_long_runs_get_their_own_rounds() -> None:
     rounds_of = conformance_run.rounds_of
-    assert rounds_of(["collection"], 3, 1) == {
-        "pytest start": 3,
-        "plugin start": 3,
-        "collection": 3,
-    }
+    assert rounds_of(["collection"], 3, 1) == {"pytest start": 3, "collection": 3}
     # the breakdown needs a run of every law; a floor is short, so it gets the short rounds
     assert rounds_of(["floor", "breakdown"], 3, 1) == {
         "pytest start": 3,
         "harness floor": 3,
-        "pytest per test": 3,
         "harness floor, fresh": 3,
         "all": 1,
     }
@@ -168,13 +110,14 @@ def test_the_runs_keep_docs_alone_and_split_the_doors_as_the_kill_run_does(
     assert runs["kill"].argv[runs["kill"].argv.index("--keep") + 1].startswith(str(tmp_path))
     agent = runs["agent"].argv[runs["agent"].argv.index("--pyargs") + 1 :]
     assert agent == kill.law_modules("agent") == runs["harness floor"].argv[-len(agent) :]
-    assert not [
-        m for m in agent if m.split(".")[-1].startswith(("test_hosting_", "test_sessions_"))
-    ]
-    assert suite_runs.FLOOR_IMPL in runs["harness floor"].argv
-    assert str(tmp_path / "all.jsonl") in runs["all"].argv
+    servers = suite_runs.server_modules()
+    assert servers == kill.law_modules("hosting") + kill.law_modules("sessions")
+    assert not set(agent) & set(servers)
+    assert f"--impl={suite_runs.FLOOR_IMPL}" in runs["harness floor"].argv
+    assert f"--results={tmp_path / 'all.jsonl'}" in runs["all"].argv
     parallel = runs["all, -n 2"].argv
-    assert parallel[parallel.index("-n") + 1] == "2" and "-n" not in runs["all"].argv
+    assert "--numprocesses=2" in parallel
+    assert not any(arg.startswith("--numprocesses") for arg in runs["all"].argv)
     assert parallel[parallel.index("--pyargs") :] == runs["all"].argv[-2:]
     collection = runs["collection"]
     assert collection.check(1, "2073 tests collected in 2.19s") is None
@@ -214,38 +157,6 @@ def test_a_fresh_run_imports_a_copy_of_the_sources_with_nothing_left_behind(
 
 
 @pytest.mark.timeout(300)  # a child pytest: on a busy machine, past the project's 60 s
-def test_the_empty_tests_are_as_many_as_the_floor_collects(tmp_path: Path) -> None:
-    """The row that says how much of the floor is pytest's own protocol is only that if it
-    runs the floor's count of tests, each doing nothing, and every one of them passes."""
-    assert "pytest per test" not in suite_runs.runs(tmp_path)  # no count, no run
-    run = suite_runs.runs(tmp_path, floor_tests=7)["pytest per test"]
-    assert "conformance.runner.plugin" not in run.argv
-    module = (tmp_path / "test_per_test.py").read_text()
-    assert "range(7)" in module and "async def" in module
-    timing = suite_runs.timed(run)
-    assert run.check(timing.code, timing.output) is None
-    # the rogues: fewer or more tests ran, one was skipped, one failed (exit 0 claimed)
-    for output in ("6 passed in 0.1s", "17 passed in 0.1s", "7 passed, 1 skipped in 0.1s"):
-        assert run.check(0, output) is not None, output
-    assert run.check(0, "7 passed, 1 failed in 0.1s") is not None
-    assert run.check(1, "7 passed in 0.1s") is not None
-
-
-@pytest.mark.timeout(300)  # four child pytest runs: on a busy machine, past 60 s
-def test_the_floors_count_is_what_its_command_collects(tmp_path: Path) -> None:
-    """Counted by the command's own --collect-only: a run the plugin calls red (exit 1)
-    still has a count, and a deselected test is not counted."""
-    (tmp_path / "test_seven.py").write_text(suite_runs.PER_TEST_MODULE.format(count=7))
-    bare = [*suite_runs.PYTEST, "-c", str(suite_runs.ROOT / "pyproject.toml"), str(tmp_path)]
-    assert suite_runs.count_tests(bare) == 7
-    assert suite_runs.count_tests([*bare, "-k", "not nothing[6]"]) == 6  # "6/7 collected"
-    # the plugin calls a run that judged nothing red: exit 1, and still 7
-    assert suite_runs.count_tests([*bare, "-p", "conformance.runner.plugin"]) == 7
-    with pytest.raises(SystemExit, match="no count"):
-        suite_runs.count_tests([*bare, "--no-such-option"])
-
-
-@pytest.mark.timeout(300)  # a child pytest: on a busy machine, past the project's 60 s
 def test_the_pytest_start_floor_is_a_run_that_collects_nothing(tmp_path: Path) -> None:
     timing = suite_runs.timed(suite_runs.runs(tmp_path)["pytest start"])
     assert timing.code == 5
@@ -257,21 +168,15 @@ def test_the_report_shows_each_row_against_its_floor() -> None:
 
     timings = {
         "pytest start": took(1.0, 2.0, 3.0),
-        "plugin start": took(1.5, 1.5, 1.5),
         "collection": took(4.0, 4.0, 4.0),
         "harness floor": took(2.0, 2.0, 2.0),
         "all": took(10.0),
         "kill": took(90.0, code=1),
     }
     rows = conformance_run.report_rows(["collection", "kill", "breakdown"], timings)
-    assert [row.floor_name for row in rows] == [
-        "pytest start",
-        "pytest start",
-        "harness floor",
-        "harness floor",
-    ]
-    assert [row.ratio for row in rows] == [2.0, 0.75, 5.0, 45.0]
-    assert [row.met for row in rows] == [False, None, True, False]
+    assert [row.floor_name for row in rows] == ["pytest start", "harness floor", "harness floor"]
+    assert [row.ratio for row in rows] == [2.0, 5.0, 45.0]
+    assert [row.met for row in rows] == [False, True, False]
     report = suite_report.SuiteReport(
         command="python -m benchmarks.conformance_run",
         rows=rows,
@@ -317,7 +222,8 @@ def test_the_failing_row_times_a_failing_runtime_against_the_reference_as_a_rati
     runs = suite_runs.runs(tmp_path)
     reference, failing = runs["agent, one dialect"].argv, runs["failing runtime"].argv
     full = runs["failing runtime, full shrink"].argv
-    assert "--impl" not in reference and suite_runs.FAILING_IMPL in failing
+    assert not any(arg.startswith("--impl=") for arg in reference)
+    assert f"--impl={suite_runs.FAILING_IMPL}" in failing
     # the same laws on the same dialect; only the runtime (and, below, the budget) differ
     assert reference[reference.index("--pyargs") :] == failing[failing.index("--pyargs") :]
     assert full[full.index("--shrink-budget") + 1] == "full" and "--shrink-budget" not in failing
@@ -342,3 +248,50 @@ def test_the_failing_row_times_a_failing_runtime_against_the_reference_as_a_rati
         (36.0 / 22.0, False, "<= 1.5x"),
         (90.0 / 22.0, None, "-"),
     ]
+
+
+def test_the_launch_rows_differ_from_their_floor_only_in_how_hosts_start(tmp_path: Path) -> None:
+    """The same laws on the same dialect three times: forked from the warm launcher (the
+    floor), started as new interpreters, forked from a launcher without the warm-up."""
+    assert conformance_run.rounds_of(["launch"], 3, 1) == {
+        "hosts, launcher": 3,
+        "hosts, plain start": 3,
+        "hosts, no warm-up": 3,
+    }
+    runs = suite_runs.runs(tmp_path)
+    forked, plain, cold = (runs[f"hosts, {n}"] for n in ("launcher", "plain start", "no warm-up"))
+    assert forked.argv[-len(suite_runs.server_modules()) :] == suite_runs.server_modules()
+    assert (forked.argv, forked.env) == (plain.argv, ()) and plain.env
+    assert dict(plain.env) == {"TURNLAW_FORK_LAUNCH": "0"}
+    at = cold.argv.index(unwarmed_launcher.UNWARMED)
+    assert cold.argv[at - 1] == "-p" and cold.argv[: at - 1] + cold.argv[at + 1 :] == forked.argv
+    assert cold.env == ()
+
+
+def test_a_runs_environment_reaches_its_process(tmp_path: Path) -> None:
+    looks = [sys.executable, "-c", "import os; print(os.environ.get('TURNLAW_FORK_LAUNCH'))"]
+    run = suite_runs.Run(looks, env=(("TURNLAW_FORK_LAUNCH", "0"),))
+    assert suite_runs.timed(run).output.strip() == "0"
+
+
+def test_the_unwarmed_launcher_is_the_references_without_its_warm_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Loaded as a plugin, the launcher the reference starts is this module; run, it is
+    the reference's launcher whose warm-up does nothing."""
+    started: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda argv, **_: started.append(argv))
+    monkeypatch.setattr(_launcher, "subprocess", subprocess)  # put back after
+    unwarmed_launcher.pytest_configure()
+    launching = vars(_launcher)["subprocess"]
+    launching.Popen([sys.executable, "-m", unwarmed_launcher.LAUNCHER, "7"])
+    assert started == [[sys.executable, "-m", unwarmed_launcher.UNWARMED, "7"]]
+    assert launching.DEVNULL == subprocess.DEVNULL  # the rest is untouched
+    warmed: list[int] = []
+    monkeypatch.setattr(_launcher, "warm_up", lambda: warmed.append(1))
+    monkeypatch.setattr(_launcher, "main", lambda argv: len(argv))
+    assert unwarmed_launcher.main(["7"]) == 1
+    vars(_launcher)["warm_up"]()
+    assert warmed == []
+    # the launcher looks its warm-up up by name when it serves, so the swap takes
+    assert "warm_up()" in inspect.getsource(_launcher._serve)

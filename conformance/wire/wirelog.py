@@ -98,7 +98,7 @@ class Exchange:
 
     A frozen slotted dataclass rather than a pydantic model: one is built for every request
     on the provider's hot path, every value in it is already validated or built there, and
-    the two cost the same to build (about 1.5 µs) without validation. Its fields are
+    the two cost the same to build without validation. Its fields are
     frozen, not their values: `headers` and `body` are the recorded dict and JSON, which
     a reader must treat as read-only (copying them per request would cost more than the
     exchange itself). Its file form is `ExchangeRecord` (see `WireLog.export`).

@@ -51,7 +51,7 @@ DIES = "tests.harness.faulty_adapters:dies_closing_its_first_agent"
 BROKEN = "tests.harness.faulty_adapters:silent_success"
 """Claims an answer without calling the model: the smoke law FAILs."""
 RUN_TIMEOUT = 300
-"""Seconds one slice may take on a loaded 2-core machine (about 20 s alone)."""
+"""Seconds one slice may take on a loaded machine, with room to spare."""
 
 
 def manifest(tmp_path: Path, **entries: str) -> Path:

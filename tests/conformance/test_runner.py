@@ -19,7 +19,7 @@ from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 # The two imports above are not unused: pytester restores sys.modules after each nested
 # run, so anything first imported inside one (the SDKs, the runtime) is imported again
-# by the next — ~10 s each. Imported here, they stay.
+# by the next, which pays for those imports again. Imported here, they stay.
 
 PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--deliveries", "stream"]
 ONE_TURN_AND_RUN = [*PLUGIN, "--pyargs", "conformance.laws.test_smoke", "conformance.laws.test_run"]

@@ -1,4 +1,4 @@
-"""A failing runtime is not five times slower: Hypothesis shrinks a failing law test only
+"""A failing runtime's run is not spent shrinking: Hypothesis shrinks a failing law test only
 within a budget in the everyday profiles, not at all for a failure the manifest
 expects, and fully when asked; the example it stopped at is the one the repro file keeps,
 and replay plays it.

@@ -1,7 +1,7 @@
 """No strategy of the project makes Hypothesis build its utf-8 codec table.
 
-On a fresh checkout that table costs 5-9 s (see `conformance/_unicode_text.py`), more
-than the harness floor: `st.text()` without an alphabet, `st.from_regex` without one and
+On a fresh checkout that table costs seconds (see `conformance/_unicode_text.py`):
+`st.text()` without an alphabet, `st.from_regex` without one and
 `st.characters(codec=...)` (but "ascii", which Hypothesis answers from a code point
 bound) all build it. The check reads the source, so it also sees strategies built
 inside `@st.composite` functions, where no import-time inspection reaches.

@@ -1,6 +1,6 @@
 """The runner end to end on two catalog mutants and one law test: one the law kills,
 one the catalog proves equivalent. Narrowed to that test and one dialect (two suite
-runs side by side, ~10 s); the whole catalog is `nox -s mutants`."""
+runs side by side); the whole catalog is `nox -s mutants`."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ AMNESIAC = "tests.replay.amnesiac:implementation"
 SHORT_NAMES = "tests.replay.short_names:implementation"
 
 # Every test here starts Python processes that import the SDKs: two suite runs for the
-# shared fixture, four replays (~5-15 s each idle, several times that on a loaded machine).
+# shared fixture, four replays: several times the project's 60 s on a loaded machine.
 pytestmark = pytest.mark.timeout(480)
 REFERENCE_CMD = "cmd:" + shlex.join([sys.executable, "-m", "reference_impl.stdio_adapter"])
 

@@ -170,7 +170,7 @@ def test_a_replay_whose_results_file_is_unreadable_exits_2(
     from conformance.replay import player
 
     def child_that_dies_writing(args: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
-        results = Path(args[args.index("--results") + 1])
+        results = Path(next(a for a in args if a.startswith("--results=")).split("=", 1)[1])
         results.write_bytes(b'{"type": "header", "suite": "turnl\xff')
         return subprocess.CompletedProcess(args, 1, "", "")
 

@@ -86,8 +86,7 @@ def law_modules(surface: Surface, laws: tuple[str, ...] | None = None) -> list[s
 
     A rogue's job runs only the modules of the laws it is built to break: the reference
     job already proves that every other law passes, so the rest would only measure
-    collateral, at the price of a whole suite run per rogue (100 rogues: most of an hour
-    on two cores, against minutes)."""
+    collateral, at the price of a whole suite run per rogue."""
     folder = ROOT / "conformance" / "laws"
     paths = set(folder.glob(MODULES[surface]))
     if surface == "agent":  # its pattern matches every module: leave out the other doors'
@@ -159,10 +158,8 @@ def jobs() -> list[dict[str, object]]:
 def default_workers() -> int:
     """Three worker processes per core, at most eight: a job spends much of its time
     waiting (on hosts and session runtimes starting, on held turns, on the bounded waits
-    a rogue never ends), so one per core leaves the cores idle. On two cores: two
-    workers 297 s, four 230 s (56% of the CPU busy) and, once the jobs were claimed
-    longest first and servers stopped without uvicorn's tick, four 176 s (72% busy) and
-    six 135 s (90% busy; its longest job alone is 109 s), with the same verdicts."""
+    a rogue never ends), so one per core leaves the cores idle; three per core kept them
+    busy with the same verdicts (docs/speed.md)."""
     return min(8, 3 * (os.cpu_count() or 1))
 
 

@@ -192,3 +192,32 @@ def test_the_version_start_reports_is_the_implementations_for_the_results_header
         assert implementation.version == implementation.info.version == __version__
     finally:
         implementation.stop()
+
+
+DECLARED = (
+    "capabilities",
+    "dialects",
+    "deliveries",
+    "trace_tool",
+    "trace_activation",
+    "compaction_triggers",
+    "agent_id_pattern",
+    "notes",
+)
+"""What a run reads of an implementation besides its doors: equal over stdio and
+in-process, the reference over stdio is judged as the reference (the CI sessions
+`conformance` and `beside-openai2` run every law both ways, each green)."""
+
+
+def test_the_reference_over_stdio_declares_what_it_declares_in_process() -> None:
+    from conformance import __version__
+    from reference_impl.conformance_adapter import implementation as in_process
+
+    over_stdio = StdioImplementation([sys.executable, "-m", "reference_impl.stdio_adapter"])
+    try:
+        assert over_stdio.name == f"{in_process.name} {__version__} (python, stdio)"
+        for name in DECLARED:
+            stdio_value, own = getattr(over_stdio, name), getattr(in_process, name, None)
+            assert stdio_value == own or (not stdio_value and own is None), name
+    finally:
+        over_stdio.stop()

@@ -27,7 +27,7 @@ def _make(path: Path) -> bytes:
 
 
 # Each example writes a fresh 30-session store with synchronous=FULL (30 fsyncs): under
-# `-n auto` on a loaded 2-core machine one example can pass Hypothesis's 200 ms default
+# `-n auto` on a loaded machine one example can pass Hypothesis's 200 ms default
 # deadline, which failed the test without anything being wrong with the store.
 @settings(deadline=None)
 @given(
