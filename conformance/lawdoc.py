@@ -71,6 +71,8 @@ def laws_markdown(tests: dict[str, list[str]] | None = None) -> str:
         else:
             lines.append(f"- tests: none yet — {law.planned or 'MISSING'}")
         lines.append("")
+        if law.notes:
+            lines += [law.notes.strip(), ""]
     lines += capability_audit()
     return "\n".join(lines)
 

@@ -41,6 +41,11 @@ class Law(BaseModel):
     )
     planned: str | None = Field(default=None, description="where its tests will come from")
     retired: bool = False
+    notes: str = Field(
+        default="",
+        description="what a reader of its tests needs beyond the clause: design decisions, "
+        "what a scene stands for, why a case is in the table",
+    )
 
     def missing(self, declared: Collection[str]) -> tuple[list[str], list[str]]:
         """What keeps the law from applying to a runtime declaring `declared`: the

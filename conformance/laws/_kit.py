@@ -97,6 +97,22 @@ from ..wire import (
 )
 from ..wire.ir import Dialect
 from ..wire.script import Step
+from ._hosting_kit import BOOKED, CONTINUES, OTHER, REPLIES, answered, fresh, request_for
+from ._machine_kit import LawMachine, explore
+from ._refusal_kit import DOORS, attempt, door_call, judge_refusals, skip_cell_without
+from ._request_kit import (
+    answers_to,
+    holds_output,
+    holds_outputs,
+    is_summary_call,
+    numbered_calls,
+    pairing_problems,
+    shown_anywhere,
+    strings_in,
+    tool_results,
+    user_turns_in_a_row,
+    whoami_report,
+)
 from ._session_kit import (
     DEFAULT_CONVERSATION,
     EITHER_ID,
@@ -146,6 +162,27 @@ def long_turn(message: str, size: int = 600) -> str:
     while len(message) + sum(len(note) + 2 for note in notes) < size:
         notes.append(f"note {len(notes) + 1}: a quiet table by the window, no nuts, the usual wine")
     return f"{message} (Order notes. {'; '.join(notes)}.)"
+
+
+COMPACTING_TURNS = [
+    long_turn(BOOK),
+    long_turn(THREE),
+    long_turn("Make it Saturday.", 4000),  # this turn alone trips a size trigger
+]
+"""Three turns that trip every trigger of `COMPACTION_TRIGGERS` when the third arrives."""
+COMPACTION_TRIGGERS = {
+    # Both fold when the third message arrives, not the second. In characters: about 1,340
+    # before the third message, 5,340 with it, so a token budget of a quarter of 2,700
+    # trips on the same turn with a tokenizer off by up to 1.9 times either way.
+    "turns": CompactionSpec(trigger_turns=2, keep_recent_turns=1),
+    "chars": CompactionSpec(trigger_chars=2700, keep_recent_turns=1),
+}
+"""The compaction the folding laws ask for, by the trigger a runtime honours."""
+
+
+OUTLASTS_RETRIES = 16
+"""Faults scripted for a call the law makes fail: more than any SDK's default retries
+(the official SDKs retry 429 and 5xx twice)."""
 
 
 # --- premises and plain facts ----------------------------------------------------------
@@ -254,139 +291,36 @@ def roundtrip(checkpoint: Any) -> Any:
     return json.loads(json.dumps(checkpoint, allow_nan=False))
 
 
-# --- what a request shows -----------------------------------------------------------------
-
-
-def _outputs_in(shown: str, depth: int = 4) -> list[Any]:
-    """`shown` and what its JSON holds, nested values and JSON inside strings included (a
-    runtime may wrap a tool's output: `{"result": "<output>"}`), down to `depth`."""
-    found: list[Any] = [shown]
-    if depth == 0:
-        return found
+async def continue_handed_back(
+    agent: AgentUnderTest, message: str, checkpoint: Any, *, cannot: str
+) -> RunOutcome:
+    """Continue a checkpoint a failed run handed back, after a store's round trip, on
+    `agent`: a refusal is the law's FAIL, said as `cannot` ("the checkpoint ... cannot be
+    continued") with the refusal."""
     try:
-        decoded = json.loads(shown)
-    except ValueError:
-        return found
-    stack = [decoded]
-    while stack:
-        value = stack.pop()
-        found.append(value)
-        if isinstance(value, dict):
-            stack += list(value.values())
-        elif isinstance(value, list):
-            stack += value
-        elif isinstance(value, str) and value != shown:
-            found += _outputs_in(value, depth - 1)[1:]
-    return found
-
-
-def holds_output(shown: str, output: str) -> bool:
-    """Does a tool result as shown to the model carry the tool's `output`: the text
-    itself, or a value its JSON holds (a runtime may wrap the output in an object of its
-    own)? Tool results are compared by this, in the laws and in their scripts' `when`s,
-    so a runtime that wraps what its tools return is judged on what the model was told."""
-    if shown == output:
-        return True
-    try:
-        wanted: Any = json.loads(output)
-    except ValueError:
-        wanted = output
-    return any(value in (output, wanted) for value in _outputs_in(shown))
-
-
-def holds_outputs(shown: Sequence[str], outputs: Sequence[str]) -> bool:
-    """`holds_output` for a list of tool results, pairwise and in order."""
-    return len(shown) == len(outputs) and all(map(holds_output, shown, outputs))
-
-
-def tool_results(request: RequestIR) -> list[str]:
-    """Every tool result the request shows the model, as shown, in order."""
-    return [m.text for m in request.messages if m.role == "tool"]
-
-
-def whoami_report(shown: str) -> dict[str, Any] | None:
-    """The catalog's whoami report in a tool result (`{"identity": ..., "session_id":
-    ...}`), wrapped or not; None when the result holds none."""
-    for value in _outputs_in(shown):
-        if isinstance(value, dict) and {"identity", "session_id"} <= set(value):
-            return value
-    return None
-
-
-def user_turns_in_a_row(request: RequestIR) -> list[int]:
-    """The index of every user message that follows another user message: a turn kept
-    without what answered it (a failed turn's message, or a dropped answer before it)."""
-    roles = [m.role for m in request.messages]
-    return [i for i in range(1, len(roles)) if roles[i] == roles[i - 1] == "user"]
-
-
-def shown_anywhere(request: RequestIR, said: str, *, in_call_arguments: bool = False) -> bool:
-    """Is `said` shown to the model: in the system prompt or a message's text, and with
-    `in_call_arguments` also in a tool call's arguments (where a folded span may put it)."""
-    return (
-        said in request.system
-        or any(said in m.text for m in request.messages)
-        or (
-            in_call_arguments
-            and any(said in str(c.arguments) for m in request.messages for c in m.tool_calls)
-        )
-    )
-
-
-def strings_in(data: Any) -> list[str]:
-    """Every string anywhere in a JSON value, keys too: a runtime records a checkpoint in
-    its own shape, so a law looks for what was said without knowing where it is kept."""
-    if isinstance(data, str):
-        return [data]
-    if isinstance(data, dict):
-        return [s for key, inner in data.items() for s in [str(key), *strings_in(inner)]]
-    if isinstance(data, list | tuple):
-        return [s for inner in data for s in strings_in(inner)]
-    return []
-
-
-def pairing_problems(request: RequestIR) -> list[str]:
-    """Tool calls shown without their results, or results shown without their calls."""
-    calls = {c.id for m in request.messages for c in m.tool_calls}
-    results = {m.tool_call_id for m in request.messages if m.role == "tool"}
-    return [f"call {c} without its result" for c in sorted(calls - results)] + [
-        f"result for {r} without its call" for r in sorted(str(r) for r in results - calls)
-    ]
-
-
-def numbered_calls(exchanges: Sequence[Exchange]) -> list[Any]:
-    """The raw request bodies with every tool-call id the model was shown numbered by
-    first appearance: the fake mints them from its sequence number, so they differ
-    between two otherwise equal conversations, and numbering them keeps the check that a
-    call and its result still pair up. Everything else a runtime mints is learned from a
-    control pair (`MintedValues`), not guessed."""
-    names: dict[str, str] = {}
-    for exchange in exchanges:
-        assert exchange.ir is not None, f"request #{exchange.seq} was not a model request"
-        for message in exchange.ir.messages:
-            for call in message.tool_calls:
-                names.setdefault(call.id, f"<call-{len(names) + 1}>")
-
-    def value(item: Any) -> Any:
-        if isinstance(item, str):
-            return names.get(item, item)
-        if isinstance(item, dict):
-            return {key: value(inner) for key, inner in item.items()}
-        if isinstance(item, list):
-            return [value(inner) for inner in item]
-        return item
-
-    return [value(exchange.body) for exchange in exchanges]
+        return await agent.run(message, continue_from=roundtrip(checkpoint))
+    except Refused as refusal:
+        raise AssertionError(
+            f"{cannot} (refused as {refusal.kind.value}: {refusal.message})"
+        ) from refusal
 
 
 __all__ = [
     "BOOK",
+    "BOOKED",
+    "COMPACTING_TURNS",
+    "COMPACTION_TRIGGERS",
+    "CONTINUES",
     "DEFAULT_CONVERSATION",
+    "DOORS",
     "EITHER_ID",
     "FAKE_KEY",
     "NEW_CONVERSATION",
     "NOT_APPLICABLE_PREFIX",
     "ONE_RESULT",
+    "OTHER",
+    "OUTLASTS_RETRIES",
+    "REPLIES",
     "RUN_EVENTS",
     "SAFE_AGENT_ID_PATTERN",
     "SYSTEM",
@@ -419,6 +353,7 @@ __all__ = [
     "HostUnreachable",
     "IdentitySpec",
     "Implementation",
+    "LawMachine",
     "LawViolation",
     "MintedValues",
     "NotTheWire",
@@ -458,21 +393,30 @@ __all__ = [
     "agent_id_fits",
     "answer_attempts",
     "answer_of",
+    "answered",
+    "answers_to",
     "assert_said",
+    "attempt",
     "calling",
     "case_needs",
     "consultations",
     "consulting",
+    "continue_handed_back",
     "conversation_shown",
     "declaration_of",
     "declared_agent_id_pattern",
     "declares",
     "describe",
+    "door_call",
+    "explore",
     "final_text_problem",
     "first_carrying",
+    "fresh",
     "has_next_turn",
     "holds_output",
     "holds_outputs",
+    "is_summary_call",
+    "judge_refusals",
     "kinds_for",
     "last_carrying",
     "last_said",
@@ -490,11 +434,13 @@ __all__ = [
     "premise",
     "refused",
     "reproducing",
+    "request_for",
     "requests_carrying",
     "results_in",
     "roundtrip",
     "run_id_problems",
     "shown_anywhere",
+    "skip_cell_without",
     "strings_in",
     "take_turn",
     "text",

@@ -15,19 +15,19 @@ from typing import Any
 import pytest
 
 from ._kit import (
-    BOOK,
+    COMPACTING_TURNS,
+    COMPACTION_TRIGGERS,
     NOT_APPLICABLE_PREFIX,
     SYSTEM,
-    THREE,
     AgentFactory,
     Capability,
-    CompactionSpec,
     Implementation,
     RequestIR,
     ScriptedProvider,
     Step,
     declaration_of,
     declares,
+    is_summary_call,
     long_turn,
     next_turn,
     pairing_problems,
@@ -40,12 +40,7 @@ from ._kit import (
 
 pytestmark = pytest.mark.asyncio
 
-MESSAGES = [
-    long_turn(BOOK),
-    long_turn(THREE),
-    long_turn("Make it Saturday.", 4000),  # this turn alone trips a size trigger
-    long_turn("Add a high chair."),
-]
+MESSAGES = [*COMPACTING_TURNS, long_turn("Add a high chair.")]
 ANSWERS = ["Booked table 7.", "Three it is.", "Moved to Saturday.", "High chair added."]
 FOLDED = 2
 """Both triggers fold the first two turns when the third message arrives (the sizes are
@@ -55,16 +50,6 @@ SERVICE_KEY = "table-availability"
 OUTCOME = "Table 7 is free on Friday at 8pm."
 """What the first turn's tool returned: the service's reply (not an argument of the call,
 when the runtime offers `call_service`; with only `echo`, the echoed text)."""
-TRIGGERS = {
-    "turns": {"trigger_turns": 2},
-    "chars": {"trigger_chars": 2700},
-}
-
-
-def is_summary_call(request: RequestIR) -> bool:
-    """The fold's model call: a request whose last user turn is not a message this test sent."""
-    users = request.user_texts()
-    return not users or users[-1] not in MESSAGES
 
 
 @dataclass(frozen=True)
@@ -87,7 +72,7 @@ async def play(
     calls a tool, whose outcome the folded span then holds."""
     honoured = declaration_of(implementation).compaction_triggers
     trigger = "turns" if "turns" in honoured else honoured[0]
-    if trigger not in TRIGGERS:
+    if trigger not in COMPACTION_TRIGGERS:
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}no compaction trigger the suite knows: {honoured}")
     if window is not None and not declares(implementation, Capability.WINDOW):
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}a window needs {Capability.WINDOW.value}")
@@ -100,13 +85,16 @@ async def play(
     # send a request the routing takes for another, and the law then judges what each
     # request showed in its own words, not as an exhausted script.
     steps: list[Step] = [call, *(text(answer) for answer in ANSWERS), *[text("Noted.")] * 3]
-    fake.script(steps, name="turns", when=lambda r: not is_summary_call(r), allow_unused=True)
-    fake.script([text(SUMMARY)] * 2, name="summary", when=is_summary_call, allow_unused=True)
-    compaction = CompactionSpec(
-        keep_recent_turns=1,
-        keep_originals=keep_originals,
-        **TRIGGERS[trigger],
+    fake.script(
+        steps, name="turns", when=lambda r: not is_summary_call(r, MESSAGES), allow_unused=True
     )
+    fake.script(
+        [text(SUMMARY)] * 2,
+        name="summary",
+        when=lambda r: is_summary_call(r, MESSAGES),
+        allow_unused=True,
+    )
+    compaction = COMPACTION_TRIGGERS[trigger].model_copy(update={"keep_originals": keep_originals})
     agent = await new_agent(system=SYSTEM, tools=(tool,), window=window, compaction=compaction)
     first = await agent.run(MESSAGES[0])
     said = f"the first turn, with its tool round, answered {first.answer!r}"
@@ -117,7 +105,7 @@ async def play(
     for message in MESSAGES[1:]:
         await next_turn(agent, implementation, message)
     requests = list(fake.wire.requests)
-    folds = [i for i, request in enumerate(requests) if is_summary_call(request)]
+    folds = [i for i, request in enumerate(requests) if is_summary_call(request, MESSAGES)]
     return Played(requests, folds, await agent.checkpoint())
 
 

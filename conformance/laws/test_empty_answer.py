@@ -1,13 +1,8 @@
 """A model that answers with no text has still answered: the turn completed.
 
-An empty final answer is the final answer ("" is not "no answer"). A runtime, or its
-adapter, that reports it as no answer makes a completed turn read as one that is still
-waiting (a paused run also has no answer), and a caller would go looking for a question
-nobody asked. The turn's conversation then continues on any agent as the turn it was.
-
-A runtime may ask the model again after an empty reply (some do, to get text): its
-turn's final answer is then the later reply, and the law judges that one. The script
-answers such a second call with text, so the test never runs the runtime out of replies.
+An empty final answer is the final answer ("" is not "no answer"): a runtime that reports
+it as none makes a completed turn read as a paused one, and the conversation must go on
+as the turn it was.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
 """What a failed run hands back is where a restart begins: it keeps the work that ran.
 
-The seed's third door continues "any conversation you hand it … a server, a queue
-worker, anything that restarts". A worker whose run failed after its tools ran restarts
-from the checkpoint the failure handed back: if it kept the tool rounds (each call with
-its result), the restart goes on after them; if it dropped them, the model is asked for
-the same calls again and every tool runs twice. A run that failed before the model
-answered anything hands back nothing a restart would show as a message nobody answered.
-
-test_failure.py judges the rest of the law: a handed-back checkpoint is well formed,
-carries no half-streamed text and keeps the completed runs before the failure. A runtime
-that hands back no checkpoint is NOT_APPLICABLE here, as there.
+A worker restarts from the checkpoint a failure handed back: if it dropped the tool rounds
+that ran, the model is asked for the same calls again and every tool runs twice.
 """
 
 from __future__ import annotations
@@ -18,14 +10,14 @@ import pytest
 
 from ._kit import (
     NOT_APPLICABLE_PREFIX,
+    OUTLASTS_RETRIES,
     THREE,
     AgentFactory,
     Fault,
-    Refused,
     RequestIR,
     RunFailed,
     ScriptedProvider,
-    roundtrip,
+    continue_handed_back,
     text,
     tool_call,
     user_turns_in_a_row,
@@ -37,8 +29,6 @@ LAW = "failure.hands-back-last-good-checkpoint"
 FAILING = "Release the other table too."
 KEY = "other-table"
 """The service key the failing turn's tool call asks for (the fake counts its calls)."""
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing calls: more than any SDK's default retries."""
 
 
 @pytest.mark.law("failure.hands-back-last-good-checkpoint")
@@ -73,13 +63,8 @@ async def test_the_checkpoint_a_failed_run_hands_back_keeps_the_tool_rounds_that
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
     ran = gate.calls
     other = await new_agent(tools=("call_service",))
-    try:
-        await other.run(THREE, continue_from=roundtrip(handed))
-    except Refused as refusal:
-        raise AssertionError(
-            f"the checkpoint a run that failed {where} handed back cannot be continued "
-            f"(refused as {refusal.kind.value}: {refusal.message})"
-        ) from refusal
+    cannot = f"the checkpoint a run that failed {where} handed back cannot be continued"
+    await continue_handed_back(other, THREE, handed, cannot=cannot)
     shown = fake.wire.last
     doubled = user_turns_in_a_row(shown)
     assert not doubled, (

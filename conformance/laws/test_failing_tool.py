@@ -1,14 +1,8 @@
 """A tool that raises is a failure path too: whatever the runtime makes of it, the
 failure laws hold.
 
-The seed names no tool errors, so a runtime may answer the call with an error result the
-model reads, or fail the run. What it does name holds either way: `followUp` continues
-"this instance's last completed run", `checkpoint()` is what it continues, and what a
-failed run hands back is a conversation someone will continue. So if the run failed,
-nothing of it (its message, a call without its result) is continued as if it had been
-answered; if it completed, the call was answered and that completed turn is what
-continues. The tool is `call_service`, whose service the fake makes fail (a 500 the tool
-raises with); how the error result looks is not judged here.
+The seed names no tool errors, so the runtime may answer the call with an error result or
+fail the run; either way nothing of a failed run is continued as if it had been answered.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Failure paths are laws too: what each door leaves behind when a run fails.
 
-The seed names the doors by what they continue: `followUp` continues "this instance's
-last completed run", and is sugar for continuing `checkpoint()`. A run that failed did not
-complete, so neither door may continue it; a question a person still owes stays owed
-until it is answered or abandoned, whatever a failed `resume` did. Every failure is made
-by the fake (an HTTP 500 or 429 on every retry, a stream cut mid-answer or ended by an
-error event), and the wire is the evidence: nothing of the failed turn may reach the model
-later as if it had been answered.
-
-A tool that raises is judged by the same laws in test_failing_tool.py: there the runtime
-may answer the call with an error result or fail the run, and what follows is the law.
+A run that failed did not complete, so neither `follow_up` nor `checkpoint()` may continue
+it, and a question a person owes stays owed whatever a failed `resume` did: nothing of the
+failed turn may reach the model later as if it had been answered.
 """
 
 from __future__ import annotations
@@ -21,6 +14,7 @@ import pytest
 from ._kit import (
     BOOK,
     NOT_APPLICABLE_PREFIX,
+    OUTLASTS_RETRIES,
     THREE,
     AgentFactory,
     AgentUnderTest,
@@ -35,6 +29,7 @@ from ._kit import (
     ScriptedProvider,
     Step,
     StreamError,
+    continue_handed_back,
     declares,
     holds_output,
     holds_outputs,
@@ -53,10 +48,6 @@ FAILING = "Check the other order too."
 """The message of the turn the fake makes fail."""
 REFUND = "Refund order 7, please."
 QUESTION = "Approve a refund for order 7?"
-
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing call: more than any SDK's default retries (the
-official SDKs retry 429 and 5xx twice), and unused ones are allowed."""
 
 FAULTS: dict[str, Step] = {
     "http-500": Fault(status=500),
@@ -109,6 +100,18 @@ async def fail(door: str, agent: AgentUnderTest, held: object = None) -> RunFail
         return await attempt(door, agent, FAILING, held)
     except RunFailed as failure:
         return failure
+
+
+async def failed_after_a_tool_round(
+    fake: ScriptedProvider, new_agent: AgentFactory, door: str, fault: str
+) -> tuple[AgentUnderTest, RunFailed | RunOutcome]:
+    """A completed run (BOOK), then the FAILING turn through `door`, whose model calls
+    fail with `fault` once its first tool round (an echo) ran."""
+    failing(fake, FAULTS[fault], after_tool_round=True)
+    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
+    agent = await new_agent(tools=("echo",))
+    completed = await agent.run(BOOK)
+    return agent, await fail(door, agent, completed.checkpoint)
 
 
 async def refusal_of(call: Callable[[], Awaitable[RunOutcome]]) -> Refused | None:
@@ -233,11 +236,7 @@ async def test_the_checkpoint_after_a_failed_run_is_the_last_completed_one(
 ) -> None:
     if door == "follow_up":
         requires(implementation, Capability.FOLLOW_UP)
-    failing(fake, FAULTS[fault], after_tool_round=True)
-    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
-    agent = await new_agent(tools=("echo",))
-    completed = await agent.run(BOOK)
-    await fail(door, agent, completed.checkpoint)
+    agent, _ = await failed_after_a_tool_round(fake, new_agent, door, fault)
     stored = roundtrip(await agent.checkpoint())
     other = await new_agent(tools=("echo",))
     await other.run(THREE, continue_from=stored)
@@ -264,22 +263,13 @@ async def test_a_run_that_failed_after_a_model_call_hands_back_a_continuable_che
 ) -> None:
     if door == "follow_up":
         requires(implementation, Capability.FOLLOW_UP)
-    failing(fake, FAULTS[fault], after_tool_round=True)
-    fake.script([text("Booked."), tool_call("echo", {"text": "order 8"}), text("Three it is.")])
-    agent = await new_agent(tools=("echo",))
-    completed = await agent.run(BOOK)
-    failure = await fail(door, agent, completed.checkpoint)
+    _, failure = await failed_after_a_tool_round(fake, new_agent, door, fault)
     if failure.checkpoint is None:
         fake.allow_unused()  # the continued turn's answer is never asked for
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}the runtime hands back no checkpoint of a failed run")
     other = await new_agent(tools=("echo",))
-    try:
-        await other.run(THREE, continue_from=roundtrip(failure.checkpoint))
-    except Refused as refusal:
-        raise AssertionError(
-            f"the checkpoint a failed {door} handed back cannot be continued on another "
-            f"agent (refused as {refusal.kind.value}: {refusal.message})"
-        ) from refusal
+    cannot = f"the checkpoint a failed {door} handed back cannot be continued on another agent"
+    await continue_handed_back(other, THREE, failure.checkpoint, cannot=cannot)
     shown = fake.wire.last
     doubled = user_turns_in_a_row(shown)
     assert not doubled, (

@@ -1,57 +1,44 @@
 """Two requests at once, on the wire: one session's turns never overlap, sessions may.
 
-"Two overlapping runs both used to finish, both returning plausible answers, and the
-state afterwards belonged to whichever finished last". A served session has one turn at
-a time: under `reject` the second request is refused before anything reaches the model;
-under `enqueue` it runs after the first persisted and sees its answer. Across sessions
-the seed's answer is more agents: with `agentFactory` two sessions' turns are at the
-model at once, and neither sees the other's conversation; with one shared agent a second
-session waits its turn and is never refused.
+"Two overlapping runs both used to finish … and the state afterwards belonged to whichever
+finished last". So a served session has one turn at a time, refused (`reject`) or queued
+(`enqueue`); across sessions the seed's answer is more agents.
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 
 import pytest
 
 from ._kit import (
+    CONTINUES,
+    OUTLASTS_RETRIES,
     UNANSWERED,
     Fault,
     Hold,
     HostFactory,
     HostOutcome,
     HostReply,
-    RequestIR,
     ScriptedProvider,
     assert_said,
     describe,
+    fresh,
     newest_is,
     premise,
     refused,
+    request_for,
     strings_in,
     text,
 )
 
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 REFUSED_WITHIN = 10.0
 """Seconds a refused request may take: a refusal comes before anything is sent, so a
 request that has not answered by then is waiting for the held turn, not refused."""
 SETTLE = 0.5
 """Seconds between starting queued requests, so they reach the host in the order sent."""
-
-_ids = itertools.count(1)
-
-
-def fresh(label: str) -> str:
-    return f"{label}-{next(_ids)}"
-
-
-def request_for(fake: ScriptedProvider, message: str) -> RequestIR | None:
-    return next((r for r in fake.wire.requests if r.user_texts()[-1:] == [message]), None)
 
 
 async def finish(task: asyncio.Task[HostReply], hold: Hold) -> HostReply:
@@ -229,10 +216,6 @@ async def test_with_one_shared_agent_another_session_waits_and_is_never_refused(
     assert shown is not None and shown.user_texts() == ["I am Bob."], (
         f"the waiting session's turn was shown {shown.user_texts() if shown else None}"
     )
-
-
-OUTLASTS_RETRIES = 16
-"""Faults scripted for a failing call: more than any SDK's default retries."""
 
 
 @pytest.mark.law("hosting.concurrent-enqueue")

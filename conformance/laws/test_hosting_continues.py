@@ -1,16 +1,8 @@
 """One conversation per session, stored, continued through the continueFrom door.
 
-The seed's table gives the host its own row: `standingAgent({ agent, sessions, host })`
-continues "one conversation per session, stored". On the wire that is: a session's turn
-two shows turn one's message and answer verbatim, turn three keeps both, and another
-session shows only its own message — whether the reply came as JSON or as a stream. A
-turn whose run failed is not part of the conversation: the session continues from its
-last completed turn. Random interleavings over several sessions are the stateful
-property in test_hosting_stateful.py.
-
-"It hydrates the session, continues it through this page's continueFrom door": a hosted
-turn sends exactly what `run(message, continue_from=<stored>, session_id=<session>)` on a
-fresh agent sends, so the host never edits or rebuilds the history it hands on.
+`standingAgent({ agent, sessions, host })` continues "one conversation per session,
+stored": a session's next turn shows its earlier turns verbatim, and exactly what
+`run(message, continue_from=<stored>)` on a fresh agent would send.
 """
 
 from __future__ import annotations
@@ -19,6 +11,11 @@ import pytest
 
 from ._kit import (
     BOOK,
+    BOOKED,
+    CONTINUES,
+    OTHER,
+    OUTLASTS_RETRIES,
+    REPLIES,
     SYSTEM,
     THREE,
     UNANSWERED,
@@ -44,19 +41,12 @@ from ._kit import (
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 LAW = "hosting.through-continue-from"
-BOOKED = "Booked: a table for two on Friday."
 UPDATED = "Done: a table for three."
-OTHER = "What time do you open?"
 OPENS = "We open at noon."
 LATER = "And add a high chair."
 ADDED = "High chair added."
 FAILING = "Check the other order too."
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing turn: more than any SDK's default retries."""
-
-REPLIES = {False: "JSON", True: "streamed"}
 
 
 def answered(reply: HostReply, answer: str, what: str) -> None:

@@ -1,53 +1,41 @@
 """A hosting session is a conversation: the served run's namespace is its session.
 
-"standingAgent passes the session id on every run and resume — so a served session gets
-durable per-user memory with no configuration at all." Two things follow on the wire. A
-tool the served run calls is told the session id, and no identity, since nobody named
-one (the namespace is synthesized from the session, and a synthesized one is never
-published). And memory recalls across the turns of one session, also after the host
-restarted (durable), and never into another session.
+"standingAgent passes the session id on every run and resume", so a tool is told the
+session id and no identity (nobody named one), and memory recalls across one session's
+turns, after a restart too, and never into another session.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from ._kit import (
     BOOK,
+    BOOKED,
+    CONTINUES,
+    OTHER,
     SYSTEM,
     THREE,
     Capability,
     HostFactory,
-    HostReply,
     Implementation,
     RequestIR,
     ScriptedProvider,
+    answered,
     case_needs,
-    describe,
     premise,
     text,
     tool_call,
+    whoami_report,
 )
 
 # Marked explicitly so the suite runs under any asyncio_mode the user's project sets.
 pytestmark = pytest.mark.asyncio
 
 LAW = "hosting.session-identity"
-CONTINUES = "hosting.session-continues"
 DONE = "Done."
-BOOKED = "Booked: a table for two on Friday."
-OTHER = "What time do you open?"
-
-
-def answered(reply: HostReply, answer: str, what: str) -> None:
-    premise(
-        CONTINUES,
-        reply.answered and reply.output == answer,
-        f"{what} was {describe(reply)}, not answered {answer!r}",
-    )
 
 
 def told(request: RequestIR) -> list[dict[str, Any]]:
@@ -58,8 +46,8 @@ def told(request: RequestIR) -> list[dict[str, Any]]:
     results = {m.tool_call_id: m.text for m in own if m.role == "tool"}
     reports = []
     for call in calls:
-        shown = json.loads(results.get(call, "null") or "null")
-        assert isinstance(shown, dict) and {"identity", "session_id"} <= shown.keys(), (
+        shown = whoami_report(results.get(call, ""))
+        assert shown is not None, (
             f"whoami returned {results.get(call)!r}, not {{'identity': ..., 'session_id': ...}}"
         )
         reports.append(shown)

@@ -1,46 +1,35 @@
 """A session id is caller data, never authentication.
 
 "authenticate the caller by your own means, then check they are allowed the session they
-claimed." With a verifier configured (`principals`: a bearer token names a principal), a
-turn without credentials is refused before the model; a session belongs to whoever
-opened it, and anybody else who claims it, by turn or by read, gets the answer a missing
-session gets, so an id cannot even be probed; and the run carries the principal, so tools
-and memory know whose turn it is.
+claimed": a turn without credentials is refused before the model, a session claimed by
+another principal answers as a missing one, and the run carries the principal.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
-from typing import Any
-
 import pytest
 
 from ._kit import (
+    CONTINUES,
     HostFactory,
     HostOutcome,
-    RequestIR,
     ScriptedProvider,
     assert_said,
     describe,
+    fresh,
     premise,
     strings_in,
     text,
     tool_call,
+    tool_results,
+    whoami_report,
 )
 
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 PRINCIPALS = {"tok-a": "alice", "tok-b": "bob"}
 ALICE_SAYS = "Book me a table for two; my card ends 4242."
 BOB_SAYS = "Cancel everything in this session."
-
-_ids = itertools.count(1)
-
-
-def fresh(label: str) -> str:
-    return f"{label}-{next(_ids)}"
 
 
 @pytest.mark.law("hosting.session-id-is-not-auth")
@@ -94,18 +83,6 @@ async def test_another_principal_claiming_a_session_is_told_it_does_not_exist(
     )
 
 
-def whoami_report(request: RequestIR) -> dict[str, Any]:
-    """The whoami tool's report, as the model was shown it."""
-    for message in request.messages:
-        if message.role == "tool":
-            try:
-                report = json.loads(message.text)
-            except ValueError:
-                return {"unparsed": message.text}
-            return report if isinstance(report, dict) else {"unparsed": message.text}
-    return {}
-
-
 @pytest.mark.law("hosting.session-id-is-not-auth")
 async def test_the_served_run_carries_the_verified_principal(
     fake: ScriptedProvider, new_host: HostFactory
@@ -115,7 +92,7 @@ async def test_the_served_run_carries_the_verified_principal(
     session_id = fresh("whoami")
     reply = await host.caller(token="tok-a").send("Who am I?", session_id=session_id)
     premise(CONTINUES, reply.answered, f"the turn was {describe(reply)}")
-    report = whoami_report(fake.wire.last)
+    report = whoami_report(tool_results(fake.wire.last)[0]) or {}
     identity = report.get("identity") or {}
     assert isinstance(identity, dict) and identity.get("principal") == "alice", (
         f"a turn verified as alice ran under the identity {identity!r}: the run's identity "

@@ -1,21 +1,19 @@
 """A paused run served as a question a later request can answer.
 
-"serves paused runs as a question a later request can answer": the pause is a 202 with
-the question; it is kept in the store (a message meanwhile is refused without calling the
-model, and a restart keeps it); a decision resumes it, on the same host or a restarted
-one, and reaches the model as the asking call's result. A host that runs the message
-anyway, or drops the question to make room for it, is a consent gate anyone can walk
-around with a second HTTP request.
+The pause is a 202 with the question, kept in the store; a message meanwhile is refused
+without calling the model, and a decision resumes it as the asking call's result. A host
+that lets a second request walk around the question is no consent gate.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 
 import pytest
 
 from ._kit import (
+    CONTINUES,
+    OUTLASTS_RETRIES,
     UNANSWERED,
     Fault,
     HostClient,
@@ -26,6 +24,7 @@ from ._kit import (
     ScriptedProvider,
     assert_said,
     describe,
+    fresh,
     premise,
     strings_in,
     text,
@@ -34,18 +33,11 @@ from ._kit import (
 
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 REFUND = "Refund order 7."
 QUESTION = "Refund order 7 for 40 EUR?"
 MEANWHILE = "Never mind, book me a table instead."
 DECISION = "yes, refund it"
 ASK = tool_call("ask_person", {"question": QUESTION})
-
-_ids = itertools.count(1)
-
-
-def fresh() -> str:
-    return f"paused-{next(_ids)}"
 
 
 def asked_in(reply: HostReply) -> str:
@@ -94,7 +86,7 @@ async def test_a_pause_survives_a_message_and_a_restart_and_the_decision_is_its_
 ) -> None:
     fake.script([ASK, text("Refunded.")])
     host = await new_host(tools=("ask_person",))
-    session_id = fresh()
+    session_id = fresh("paused")
     paused = await pause(host.caller(), session_id)
     await refused_meanwhile(fake, host.caller(), session_id)
     stored = await host.caller().read_session(session_id)  # None: the restart shows it
@@ -128,7 +120,7 @@ async def test_a_streamed_pause_is_an_awaiting_event_and_a_decision_resumes_it(
 ) -> None:
     fake.script([ASK, text("Refunded."), text("Anything else?")])
     host = await new_host(tools=("ask_person",))
-    session_id = fresh()
+    session_id = fresh("paused")
     paused = await pause(host.caller(), session_id, stream=True)
     resumed = await host.caller().decide(DECISION, session_id=session_id, stream=True)
     assert resumed.output == "Refunded.", (
@@ -159,7 +151,7 @@ async def test_a_decision_with_nothing_paused_is_refused_before_the_model(
         fake.script([text("Booked.")])
     host = await new_host(tools=("ask_person",))
     caller = host.caller()
-    session_id = fresh()
+    session_id = fresh("paused")
     if before == "an answered turn":
         opened = await caller.send("Book me a table.", session_id=session_id)
         premise(CONTINUES, opened.answered, f"the first turn was {describe(opened)}")
@@ -206,7 +198,7 @@ async def test_a_pause_in_one_session_refuses_no_other_session(
     let one session's pause refuse (or be answered by) another session's turn."""
     fake.script([ASK, text("Booked."), text("Refunded.")])
     host = await new_host(tools=("ask_person",))
-    paused_id, other_id = fresh(), fresh()
+    paused_id, other_id = fresh("paused"), fresh("paused")
     paused = await pause(host.caller(), paused_id)
     other = await host.caller().send("Book me a table.", session_id=other_id)
     assert other.answered and other.output == "Booked.", (
@@ -220,10 +212,6 @@ async def test_a_pause_in_one_session_refuses_no_other_session(
     assert resumed.output == "Refunded." and decision_shown(fake.wire.last, call_id), (
         f"the pause did not survive another session's turn: the decision was {describe(resumed)}"
     )
-
-
-OUTLASTS_RETRIES = 16
-"""Faults scripted for a failing call: more than any SDK's default retries."""
 
 
 @pytest.mark.law("hosting.pause-served")
@@ -244,7 +232,7 @@ async def test_a_decision_whose_run_fails_leaves_the_question_owed(
     )
     fake.script([ASK, text("Refunded.")])
     host = await new_host(tools=("ask_person",))
-    session_id = fresh()
+    session_id = fresh("paused")
     paused = await pause(host.caller(), session_id)
     failed = await host.caller().decide(failing, session_id=session_id)
     premise(

@@ -1,12 +1,8 @@
 """Persists what the run left behind before answering: a crash loses no answered turn.
 
-The seed's host "persists what the run left behind before answering". A reply is the
-host's word that the turn happened, so a host killed right after it (SIGKILL, nothing
-flushed) and started again on the same store must continue with that turn — for a JSON
-reply and for a stream's terminal event alike. And the other side of the same sentence:
-what is persisted is what the run *left behind*, a completed turn, so a host killed while
-a turn is still at the model loses no earlier turn and stores no half of that one. That
-is a race, so the held kill is repeated and counted.
+A reply is the host's word that the turn happened, so a host killed right after it
+continues with that turn once started again on its store; and a host killed mid-turn
+stores no half of it.
 """
 
 from __future__ import annotations
@@ -18,14 +14,16 @@ import pytest
 
 from ._kit import (
     BOOK,
+    BOOKED,
+    CONTINUES,
+    REPLIES,
     SYSTEM,
     THREE,
     Hold,
     HostFactory,
-    HostReply,
     LawViolation,
     ScriptedProvider,
-    describe,
+    answered,
     premise,
     strings_in,
     text,
@@ -35,21 +33,9 @@ from ._kit import (
 pytestmark = pytest.mark.asyncio
 
 LAW = "hosting.persists-before-reply"
-CONTINUES = "hosting.session-continues"
-BOOKED = "Booked: a table for two on Friday."
 UPDATED = "Done: a table for three."
 KILLS = 3
 """Held kills in one test: each is a fresh chance for a host that writes half a turn."""
-
-REPLIES = {False: "JSON", True: "streamed"}
-
-
-def answered(reply: HostReply, answer: str, what: str) -> None:
-    premise(
-        CONTINUES,
-        reply.answered and reply.output == answer,
-        f"{what} was {describe(reply)}, not answered {answer!r}",
-    )
 
 
 @pytest.mark.law("hosting.persists-before-reply")

@@ -14,21 +14,22 @@ import itertools
 import pytest
 
 from ._kit import (
+    CONTINUES,
     HostClient,
     HostFactory,
     HostOutcome,
-    RequestIR,
     ScriptedProvider,
     assert_said,
     describe,
+    fresh,
     premise,
+    request_for,
     strings_in,
     text,
 )
 
 pytestmark = pytest.mark.asyncio
 
-CONTINUES = "hosting.session-continues"
 COOKIE = "turnlaw_session"
 SOURCES = ("body", "header", "cookie")
 CARRIED = [combo for size in (1, 2, 3) for combo in itertools.combinations(SOURCES, size)]
@@ -38,21 +39,9 @@ pairs and the triple which one wins."""
 PROBE = "What have I told you so far?"
 """A losing session's next turn, where the host offers no read of its store."""
 
-_ids = itertools.count(1)
-
-
-def fresh(label: str) -> str:
-    """A session id no other request in this run used (ids are the caller's data)."""
-    return f"{label}-{next(_ids)}"
-
 
 def seeded(session_id: str) -> str:
     return f"Remember: I am the guest of session {session_id}."
-
-
-def request_for(fake: ScriptedProvider, message: str) -> RequestIR | None:
-    """The model request that carried `message` as its newest user turn."""
-    return next((r for r in fake.wire.requests if r.user_texts()[-1:] == [message]), None)
 
 
 async def seed(caller: HostClient, session_id: str) -> None:

@@ -1,48 +1,32 @@
 """Sessions as a state machine: any interleaving of turns over several sessions on one
 host shows each request exactly its own session's conversation.
 
-`Sessions` is a Hypothesis `RuleBasedStateMachine`. It keeps the law as a model: per
-session, the turns completed so far. Every `turn` rule sends one message to one of two to
-four sessions (as JSON or as a stream) and compares the one request the fake recorded
-with the model: that session's turns in order, each with its answer, then the new
-message. A host that lets one session's turns bleed into another, loses one, or reorders
-them shows it within a few steps, whichever session the bug needs first; Hypothesis
-shrinks a failure to the steps that show it.
-
-One host serves every example: a session id is caller data, so fresh ids on the same
-host are fresh conversations (each machine names its sessions after itself), and a host
-process per example would make the property cost seconds per example. Rules are
-synchronous and the caller is async, bound to the test's event loop: the machine runs in
-a worker thread and hands each coroutine to that loop (as test_stateful.py does).
+The machine keeps, per session, the turns completed so far, and compares every request
+with that model; Hypothesis shrinks a bleed, a lost turn or a reordering to its steps.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Coroutine
-from typing import Any, TypeVar
 
 import pytest
-from hypothesis import note, settings
 from hypothesis import strategies as st
-from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 
 from ._kit import (
     HostFactory,
+    LawMachine,
     LawViolation,
     RunningHost,
     ScriptedProvider,
     describe,
-    off_the_loop,
-    reproducing,
+    explore,
     text,
 )
 
@@ -58,7 +42,6 @@ STEP_TIMEOUT = 30.0
 """Seconds one request may take before the step fails (a hung host)."""
 
 Turns = tuple[tuple[str, str], ...]
-T = TypeVar("T")
 _MACHINES = itertools.count(1)
 
 
@@ -75,33 +58,18 @@ def sessions(
         violations.append(LawViolation(LAW, message))
         return violations[-1]
 
-    def wait(coro: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
-        try:
-            return future.result(timeout=STEP_TIMEOUT)
-        finally:
-            future.cancel()
-
-    class Sessions(RuleBasedStateMachine):
+    class Sessions(LawMachine):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(loop, STEP_TIMEOUT)
             self.name = f"machine-{next(_MACHINES)}"
             self.caller = host.caller()
             self.held: list[Turns] = []  # per session: the completed turns, the law's model
             self.answers = 0
-            self.step = 0
 
         @initialize(count=st.integers(min_value=2, max_value=4))
         def open_sessions(self, count: int) -> None:
             self.held = [() for _ in range(count)]
             self.say(f"{count} fresh sessions on the one host")
-
-        def say(self, line: str) -> str:
-            self.step += 1
-            where = f"step {self.step}"
-            if currently_in_test_context():
-                note(f"{where}: {line}")
-            return where
 
         def session_id(self, index: int) -> str:
             return f"{self.name}-session-{index}"
@@ -122,7 +90,9 @@ def sessions(
                 [text(answer)], when=lambda _request: not script.exhausted, allow_unused=True
             )
             before = len(fake.wire.requests)
-            reply = wait(self.caller.send(msg, session_id=self.session_id(index), stream=stream))
+            reply = self.wait(
+                self.caller.send(msg, session_id=self.session_id(index), stream=stream)
+            )
             requests = fake.wire.requests
             if len(requests) != before + 1:
                 raise violated(
@@ -142,7 +112,7 @@ def sessions(
     return Sessions
 
 
-# A passing run takes seconds; shrinking a failure replays many examples on the one host.
+# Shrinking a failure replays many examples on the one host: more than the default time.
 @pytest.mark.law("hosting.session-continues")
 @pytest.mark.timeout(180)
 async def test_any_interleaving_of_sessions_shows_each_request_only_its_own_conversation(
@@ -150,21 +120,7 @@ async def test_any_interleaving_of_sessions_shows_each_request_only_its_own_conv
 ) -> None:
     host = await new_host()
     violations: list[LawViolation] = []
-    # On `python -m conformance replay`, the stored shrunk example is played instead.
-    machine = reproducing(sessions(fake, host, asyncio.get_running_loop(), violations))
-    # The profile decides how many interleavings; each is short, since a bleed or a lost
-    # turn shows within a few turns over two sessions and shrinking needs few steps.
-    profile = settings.default
-    examples = profile.max_examples if profile is not None else 8
-    chosen = settings(stateful_step_count=6, max_examples=examples, report_multiple_bugs=False)
-    try:
-        await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
-    except LawViolation:
-        raise
-    except Exception as error:
-        # A host whose state outlives a session (the very bug) makes examples depend on
-        # the ones before, so Hypothesis's replay of a failure may not fail again and it
-        # reports its own flakiness instead: the violation a step saw is the evidence.
-        if violations:
-            raise violations[0] from error
-        raise
+    machine = sessions(fake, host, asyncio.get_running_loop(), violations)
+    # Each interleaving is short: a bleed or a lost turn shows within a few turns over two
+    # sessions, and shrinking needs few steps.
+    await explore(machine, steps=6, violations=violations)

@@ -1,12 +1,8 @@
 """It hydrates the session: a stored conversation that cannot be read is not an absent one.
 
-Hydrating is reading what the store holds. A row that exists but cannot be read is a
-conversation the host cannot continue, and starting it afresh would answer the caller as
-if its session had never happened — and then overwrite the only copy with the fresh
-start. So an unreadable session is refused with an error status before the model is
-called, stays refused (its row is not overwritten), and an absent session still starts
-fresh. The store is damaged through the implementation's own `damage_session`
-(hosting_damage), since the suite does not know a runtime's store format.
+Starting an unreadable session afresh answers the caller as if it never happened, then
+overwrites the only copy: so it is refused before the model, stays refused, and an absent
+session still starts fresh.
 """
 
 from __future__ import annotations
@@ -15,16 +11,18 @@ import pytest
 
 from ._kit import (
     BOOK,
+    BOOKED,
+    CONTINUES,
+    OTHER,
     SYSTEM,
     THREE,
     UNANSWERED,
     HostClient,
     HostFactory,
     HostOutcome,
-    HostReply,
     ScriptedProvider,
+    answered,
     assert_said,
-    describe,
     premise,
     strings_in,
     text,
@@ -34,20 +32,9 @@ from ._kit import (
 pytestmark = pytest.mark.asyncio
 
 LAW = "hosting.unreadable-is-not-absent"
-CONTINUES = "hosting.session-continues"
 PERSISTS = "hosting.persists-before-reply"
-BOOKED = "Booked: a table for two on Friday."
 KEPT = "Your other booking is unchanged."
 FRESH = "Hello, how can I help?"
-OTHER = "What time do you open?"
-
-
-def answered(reply: HostReply, answer: str, what: str) -> None:
-    premise(
-        CONTINUES,
-        reply.answered and reply.output == answer,
-        f"{what} was {describe(reply)}, not answered {answer!r}",
-    )
 
 
 async def read_back(caller: HostClient, session: str, when: str) -> None:

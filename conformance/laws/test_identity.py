@@ -1,14 +1,8 @@
 """The identity ladder, and what a tool is told.
 
-A run's namespace is, in order: the identity passed to the call, else the one the
-continued conversation carries, else {conversation_id: session id}, else
-{conversation_id: run id}. Only the first two were *named*: a tool sees `identity` for
-them and nothing for a synthesized one, and it always sees the call's session id.
-
-Every case continues a recorded conversation, so that "carried" is judged both ways: a
-conversation recorded under an identity carries it, and one recorded without one (but
-inside a session, so the runtime had a namespace it could have written down) carries
-nothing.
+A run's namespace is the identity passed to the call, else the one the continued
+conversation carries, else {conversation_id: session id}, else {conversation_id: run id};
+a tool sees `identity` only for the named ones, and always the session id.
 """
 
 from __future__ import annotations

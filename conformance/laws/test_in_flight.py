@@ -1,12 +1,7 @@
 """A second run while one is in flight, as a table: every door at every moment of the first.
 
-One instance answers one turn at a time. A guard that only holds once the first request
-is parked at the fake is a guard with a gap, so the table is generated, not hand-picked:
-each door (`run`, `follow_up`, `run(continue_from=)`, `resume`) is tried at each moment
-of the first run (just started, its request held, its tool running, its answer streamed
-but the stream not ended). The core is what
-reaches the model (nothing) and the first run (intact); which refusal came is judged
-apart, so a runtime refusing with another kind fails that law alone, and says where.
+One instance answers one turn at a time: a turn tried while another is in flight reaches
+nothing of the model, is refused as a run in flight, and leaves the first run intact.
 """
 
 from __future__ import annotations
@@ -22,6 +17,7 @@ import pytest
 
 from ._kit import (
     BOOK,
+    DOORS,
     NOT_APPLICABLE_PREFIX,
     THREE,
     AgentFactory,
@@ -31,16 +27,17 @@ from ._kit import (
     Implementation,
     LawViolation,
     RefusalKind,
-    Refused,
     RequestIR,
     RunOutcome,
     ScriptedProvider,
     Step,
     answer_attempts,
-    declares,
+    attempt,
+    door_call,
+    judge_refusals,
     kinds_for,
     next_turn,
-    premise,
+    skip_cell_without,
     text,
     tool_call,
 )
@@ -52,7 +49,6 @@ CORE = "in-flight.refused-before-send"
 KIND = "in-flight.refusal-kind"
 INTACT = "in-flight.first-run-intact"
 
-DOORS = ("run", "follow_up", "run(continue_from=)", "resume")
 MOMENTS = ("just started", "request held", "tool running", "answer streamed")
 ODD_MESSAGES = {
     "empty": "",
@@ -83,17 +79,6 @@ NEEDS = {
 
 
 @dataclass
-class Came:
-    """What one door did while the first run was in flight."""
-
-    kind: RefusalKind | None = None
-    other: str | None = None  # what came instead of a refusal
-
-    def said(self) -> str:
-        return f"was refused as {self.kind.value}" if self.kind else (self.other or "")
-
-
-@dataclass
 class FirstRun:
     """The run in flight, and what the table needs to try the doors on its agent."""
 
@@ -102,18 +87,6 @@ class FirstRun:
     calls: int  # model calls the first run has made, at most, at the moment
     sent_before: int  # requests on the wire before it started
     door_input: Callable[[str], Awaitable[RunOutcome]]
-
-
-def skip_cell_without(implementation: Implementation, *names: str) -> None:
-    """A cell whose door or moment needs an undeclared capability is NOT_APPLICABLE,
-    said in words."""
-    for name in names:
-        needed = NEEDS.get(name)
-        if needed is not None and not declares(implementation, needed):
-            pytest.skip(
-                f"{NOT_APPLICABLE_PREFIX}{name} needs the {needed.value} capability"
-                + (" (the call_service tool)" if needed is Capability.CALL_SERVICE else "")
-            )
 
 
 def material_steps(door: str) -> list[Step]:
@@ -140,13 +113,7 @@ def door_of(
     agent: AgentUnderTest, door: str, material: object
 ) -> Callable[[str], Awaitable[RunOutcome]]:
     """The door as one call taking the second message (resume: the decision)."""
-    if door == "run":
-        return lambda message: agent.run(message)
-    if door == "follow_up":
-        return agent.follow_up
-    if door == "run(continue_from=)":
-        return lambda message: agent.run(message, continue_from=json.loads(json.dumps(material)))
-    return lambda message: agent.resume(json.loads(json.dumps(material)), message)
+    return lambda message: door_call(agent, door, message, json.loads(json.dumps(material)))
 
 
 @asynccontextmanager
@@ -207,30 +174,18 @@ def carries(said: str) -> Callable[[RequestIR], bool]:
     return lambda request: any(said in m.text for m in request.messages)
 
 
-async def attempt(call: Awaitable[RunOutcome]) -> Came:
-    """Try a door; anything but a refusal is reported, not raised, so the wire judges."""
-    try:
-        outcome = await asyncio.wait_for(call, WAITED)
-    except Refused as refused:
-        return Came(kind=refused.kind)
-    except TimeoutError:
-        return Came(other=f"neither refused nor returned within {WAITED:g}s (it waited)")
-    except Exception as error:
-        return Came(other=f"raised {type(error).__name__}: {str(error)[:200]}")
-    return Came(other=f"went ahead and returned {outcome.answer!r}")
-
-
-async def judge_refusals(
+async def try_the_doors(
     first: FirstRun, fake: ScriptedProvider, cell: str, message: str, *, kind: bool = True
 ) -> None:
     """The core then (with `kind`) the kind: the door, and `run` again (a refusal must
     not unlock the guard), reach nothing of the model and are refused as a run in flight."""
-    came = [("the door", await attempt(first.door_input(message)))]
-    came.append(("run after it", await attempt(first.agent.run(message))))
+    came = [("the door", await attempt(first.door_input(message), WAITED))]
+    came.append(("run after it", await attempt(first.agent.run(message), WAITED)))
     # What the first run sends once released is the first-run-intact law's to judge (a
     # refusal that corrupted it shows there); the fake's checks of it are not this law's.
     fake.check_invariants = False
     reached = len(fake.wire.requests) - first.sent_before
+    broken = None
     if reached > first.calls:
         broken = (
             f"{cell}: a turn started while another was in flight reached the model "
@@ -238,19 +193,12 @@ async def judge_refusals(
             f"one instance answers one turn at a time and refuses before anything is sent "
             f"(the door {came[0][1].said()}; run after it {came[1][1].said()})"
         )
-        # The kind's test rests on the core: a broken core is the core's FAIL (its own
-        # test says so) and this test's unmet premise, never a FAIL of the kind.
-        premise(CORE, not kind, broken)
-        raise LawViolation(CORE, broken)
     accepted = kinds_for(message, RefusalKind.RUN_IN_FLIGHT)
     blank = " or, the message being blank, as invalid_input" if len(accepted) > 1 else ""
-    for what, door_came in came if kind else ():
-        if door_came.kind not in accepted:
-            raise LawViolation(
-                KIND,
-                f"{cell}: {what} {door_came.said()}, not as a run in flight "
-                f"({RefusalKind.RUN_IN_FLIGHT.value}, the seed's RunInFlightError){blank}",
-            )
+    refused_as = (
+        f"a run in flight ({RefusalKind.RUN_IN_FLIGHT.value}, the seed's RunInFlightError){blank}"
+    )
+    judge_refusals(cell, came, broken, (CORE, KIND if kind else None), accepted, refused_as)
 
 
 async def first_answer(first: FirstRun, cell: str) -> RunOutcome:
@@ -296,10 +244,10 @@ async def test_no_door_at_any_moment_of_a_run_in_flight_reaches_the_model(
     door: str,
     moment: str,
 ) -> None:
-    skip_cell_without(implementation, door, moment)
+    skip_cell_without(implementation, NEEDS, door, moment)
     cell = f"{door} {WHILE[moment]}"
     async with first_run_at(moment, door, fake, new_agent, attempted=[THREE]) as first:
-        await judge_refusals(first, fake, cell, THREE, kind=False)
+        await try_the_doors(first, fake, cell, THREE, kind=False)
 
 
 @pytest.mark.law("in-flight.refusal-kind")
@@ -311,10 +259,10 @@ async def test_every_door_at_every_moment_of_a_run_in_flight_is_refused_as_one(
     door: str,
     moment: str,
 ) -> None:
-    skip_cell_without(implementation, door, moment)
+    skip_cell_without(implementation, NEEDS, door, moment)
     cell = f"{door} {WHILE[moment]}"
     async with first_run_at(moment, door, fake, new_agent, attempted=[THREE]) as first:
-        await judge_refusals(first, fake, cell, THREE)
+        await try_the_doors(first, fake, cell, THREE)
 
 
 @pytest.mark.law("in-flight.refused-before-send")
@@ -326,11 +274,11 @@ async def test_an_odd_message_while_a_run_is_in_flight_reaches_nothing(
     door: str,
     odd: str,
 ) -> None:
-    skip_cell_without(implementation, door)
+    skip_cell_without(implementation, NEEDS, door)
     cell = f"{door} with {ODD_SAID.get(odd, f'a {odd}')} message {WHILE['request held']}"
     message = ODD_MESSAGES[odd]
     async with first_run_at("request held", door, fake, new_agent, attempted=[message]) as first:
-        await judge_refusals(first, fake, cell, message, kind=False)
+        await try_the_doors(first, fake, cell, message, kind=False)
 
 
 @pytest.mark.law("in-flight.refusal-kind")
@@ -342,11 +290,11 @@ async def test_an_odd_message_while_a_run_is_in_flight_is_still_refused(
     door: str,
     odd: str,
 ) -> None:
-    skip_cell_without(implementation, door)
+    skip_cell_without(implementation, NEEDS, door)
     cell = f"{door} with {ODD_SAID.get(odd, f'a {odd}')} message {WHILE['request held']}"
     message = ODD_MESSAGES[odd]
     async with first_run_at("request held", door, fake, new_agent, attempted=[message]) as first:
-        await judge_refusals(first, fake, cell, message)
+        await try_the_doors(first, fake, cell, message)
 
 
 @pytest.mark.law("in-flight.first-run-intact")
@@ -358,7 +306,7 @@ async def test_refused_attempts_at_any_moment_leave_the_first_runs_conversation_
     door: str,
     moment: str,
 ) -> None:
-    skip_cell_without(implementation, door, moment)
+    skip_cell_without(implementation, NEEDS, door, moment)
     cell = f"{door} {WHILE[moment]}"
     chair = "And a high chair."
     # The attempt and the continuation have scripts of their own, tried first, so what
@@ -375,7 +323,7 @@ async def test_refused_attempts_at_any_moment_leave_the_first_runs_conversation_
     )
     async with first_run_at(moment, door, fake, new_agent) as first:
         # What the attempt did is the other laws' business; this one judges the state.
-        tried = asyncio.create_task(attempt(first.door_input(THREE)))
+        tried = asyncio.create_task(attempt(first.door_input(THREE), WAITED))
         parked = asyncio.create_task(held.arrived(timeout=WAITED))
         await asyncio.wait({tried, parked}, return_when=asyncio.FIRST_COMPLETED)
     await first_answer(first, cell)

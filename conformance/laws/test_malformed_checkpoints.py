@@ -1,18 +1,8 @@
 """A checkpoint that comes back broken is refused, or at least never sent broken.
 
-"Safe to put in Redis / Postgres / S3 / a file" means what comes back from there may be
-damaged: a field lost, a value of another type, a list item gone or doubled. A checkpoint
-format is the runtime's own, so the broken ones are derived from a good one the runtime
-itself produced, structurally: drop a key at any depth, swap a value's type, remove or
-duplicate a list item, orphan a tool result (remove what first names its call), bump the
-numbers at the top (an unknown version).
-
-The law's core is what reached the model and how the door said no: refused before
-anything was sent (as `invalid_checkpoint`, or another refusal), or accepted — a mutation
-may still be a valid checkpoint for this runtime (an optional key dropped) — and then
-nothing broken was sent (a tool result without its call, a call left unanswered: the
-fake's invariants). Never an untyped error. SHOULD: the seed promises the checkpoint is
-safe to store, and this is what that asks of reading one back.
+"Safe to put in Redis / Postgres / S3 / a file" means what comes back may be damaged: it
+is refused before anything is sent, or accepted and nothing broken reaches the model;
+never an untyped error.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """What a `<memory>` block claims: who said each remembered text, and in which turn.
 
-"Recall is selected, budgeted and citable": a runtime may choose what comes back and how
-much, but what it shows must be attributable, or the model is handed context that lies
-about the conversation. The laws here judge the citations a block makes, never its
-wording: an element that contains something said must name its speaker (`role=`, which
-the seed's `<memory role=…>` fixes) and, when it names a turn (`turn=`, the seed's
-example), the turn it was said in. A runtime that cites no turn is judged on speakers
-alone. Scenarios keep every text distinct, so a citation can be checked by containment
-whatever else an element holds, and number turns in one fresh namespace, so a turn
-counted per conversation and one counted per namespace agree.
+"Recall is selected, budgeted and citable": what a block shows must be attributable, or
+the model is handed context that lies about the conversation. Its citations are judged,
+never its wording.
 """
 
 from __future__ import annotations

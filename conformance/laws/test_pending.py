@@ -1,44 +1,41 @@
 """A message while a person still owes an answer, as a table: every way out, every door.
 
-A paused run is unfinished work with a person on the other end, and a consent gate is
-only as good as its weakest door. So the table is generated: each way the conversation
-can leave the paused agent (the paused outcome's checkpoint, `checkpoint()` taken while
-paused, another agent after a store's JSON round-trip) / each door, / messages a guard
-might wave through (an empty message while paused is still a message). The core is the
-wire: nothing reaches the model that walks around the question. Which refusal came is
-its own law, so a runtime refusing with another kind fails only that, and says where.
+A paused run is unfinished work with a person on the other end: no door lets a new
+message reach the model around the question, and each refuses it as a pending question.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections import Counter
-from collections.abc import Awaitable
-from dataclasses import dataclass
 
 import pytest
 
 from ._kit import (
+    DOORS,
     NOT_APPLICABLE_PREFIX,
     THREE,
     AgentFactory,
     AgentUnderTest,
     Capability,
     Implementation,
-    LawViolation,
     RefusalKind,
     Refused,
     RequestIR,
     RunOutcome,
     ScriptedProvider,
     answer_attempts,
+    answers_to,
+    attempt,
     declares,
+    door_call,
     holds_output,
+    judge_refusals,
     kinds_for,
     next_turn,
     parallel_calls,
     premise,
     roundtrip,
+    skip_cell_without,
     text,
     tool_call,
 )
@@ -61,7 +58,6 @@ MESSAGES = {
 }
 
 RECEIVERS = ("the paused agent", "another agent")
-DOORS = ("run", "follow_up", "run(continue_from=)", "resume")
 SOURCES = (
     None,
     "the paused outcome's checkpoint",
@@ -99,41 +95,6 @@ TABLE = [
 ]
 
 
-@dataclass
-class Came:
-    """What one door did with a question pending."""
-
-    kind: RefusalKind | None = None
-    other: str | None = None
-
-    def said(self) -> str:
-        return f"was refused as {self.kind.value}" if self.kind else (self.other or "")
-
-
-def door_call(
-    agent: AgentUnderTest, door: str, message: str, handed: object
-) -> Awaitable[RunOutcome]:
-    """One door, with the message (resume: as the decision) and what it is handed."""
-    if door == "run":
-        return agent.run(message)
-    if door == "follow_up":
-        return agent.follow_up(message)
-    if door == "run(continue_from=)":
-        return agent.run(message, continue_from=handed)
-    return agent.resume(handed, message)
-
-
-async def attempt(call: Awaitable[RunOutcome]) -> Came:
-    """Try a door; anything but a refusal is reported, not raised, so the wire judges."""
-    try:
-        outcome = await call
-    except Refused as refused:
-        return Came(kind=refused.kind)
-    except Exception as error:
-        return Came(other=f"raised {type(error).__name__}: {str(error)[:200]}")
-    return Came(other=f"went ahead and returned {outcome.answer!r}")
-
-
 def unanswered(request: RequestIR) -> list[str]:
     """The tool calls a request shows without a result: a question walked around."""
     answered = {m.tool_call_id for m in request.messages if m.role == "tool"}
@@ -151,12 +112,6 @@ async def paused_agent(new_agent: AgentFactory) -> tuple[AgentUnderTest, RunOutc
     return agent, paused
 
 
-def skip_cell_without(implementation: Implementation, door: str) -> None:
-    needed = NEEDS.get(door)
-    if needed is not None and not declares(implementation, needed):
-        pytest.skip(f"{NOT_APPLICABLE_PREFIX}{door} needs the {needed.value} capability")
-
-
 async def judge_cell(
     fake: ScriptedProvider,
     new_agent: AgentFactory,
@@ -168,7 +123,7 @@ async def judge_cell(
     """Pause an agent, let the conversation leave it as the cell says, try the door: the
     core (nothing reached the model), then (with `kind`) the refusal's kind."""
     receiver, door, source, message = cell_of
-    skip_cell_without(implementation, door)
+    skip_cell_without(implementation, NEEDS, door)
     cell = " / ".join(part for part in (receiver, door, source) if part)
     cell = f"{cell}, {message} message"
     steps = [tool_call("ask_person", {"question": QUESTION})]
@@ -199,6 +154,7 @@ async def judge_cell(
     # the refusal must leave the question pending: the paused agent still refuses
     came.append(("a plain run on the paused agent after it", await attempt(agent.run(THREE))))
     after = fake.wire.requests[sent:]
+    broken = None
     if after:
         dangling = unanswered(after[0])
         broken = (
@@ -207,16 +163,10 @@ async def judge_cell(
             + (f", showing the asking call(s) {dangling} with no result" if dangling else "")
             + f" (the door {came[0][1].said()})"
         )
-        # The kind's test rests on the core: see test_in_flight.judge_refusals.
-        premise(CORE, not kind, broken)
-        raise LawViolation(CORE, broken)
-    for what, door_came in came if kind else ():
-        if door_came.kind not in kinds_for(MESSAGES[message], RefusalKind.PENDING_QUESTION):
-            raise LawViolation(
-                KIND,
-                f"{cell}: {what} {door_came.said()}, not as a pending question "
-                f"({RefusalKind.PENDING_QUESTION.value}, the seed's PendingQuestionError)",
-            )
+    accepted = kinds_for(MESSAGES[message], RefusalKind.PENDING_QUESTION)
+    seed_error = "the seed's PendingQuestionError"
+    refused_as = f"a pending question ({RefusalKind.PENDING_QUESTION.value}, {seed_error})"
+    judge_refusals(cell, came, broken, (CORE, KIND if kind else None), accepted, refused_as)
 
 
 # Two tests per cell, as for a run in flight: the core has a test of its own, and the
@@ -249,11 +199,6 @@ async def test_every_door_with_a_question_pending_is_refused_as_one(
 ) -> None:
     cell = (receiver, door, source, message)
     await judge_cell(fake, new_agent, implementation, cell, kind=True)
-
-
-def answers_to(request: RequestIR) -> Counter[str]:
-    """How many tool results each call id got in one request."""
-    return Counter(m.tool_call_id or "" for m in request.messages if m.role == "tool")
 
 
 @pytest.mark.law("pending.resume-continues")

@@ -14,11 +14,12 @@ import pytest
 
 from ._kit import (
     BOOK,
+    COMPACTING_TURNS,
+    COMPACTION_TRIGGERS,
     NOT_APPLICABLE_PREFIX,
     SYSTEM,
     THREE,
     AgentFactory,
-    CompactionSpec,
     IdentitySpec,
     Implementation,
     RequestIR,
@@ -26,6 +27,7 @@ from ._kit import (
     Text,
     ToolCalls,
     declaration_of,
+    is_summary_call,
     long_turn,
     next_turn,
     pairing_problems,
@@ -191,30 +193,12 @@ async def test_a_window_shows_only_the_last_turns_and_keeps_calls_with_results(
 
 
 SUMMARY = "The user booked a table for three on Friday."
-COMPACTED = [
-    long_turn(BOOK),
-    long_turn(THREE),
-    long_turn("Make it Saturday.", 4000),  # this turn alone trips a size trigger
-    "What time was it?",
-]
+COMPACTED = [*COMPACTING_TURNS, "What time was it?"]
 ANSWERS = ["Booked.", "Three it is.", "Moved to Saturday.", "At seven."]
-TRIGGERS = {
-    # Both fold when the third message arrives, not the second. In characters: about 1,340
-    # before the third message, 5,340 with it, so a token budget of a quarter of 2,700
-    # trips on the same turn with a tokenizer off by up to 1.9 times either way.
-    "turns": CompactionSpec(trigger_turns=2, keep_recent_turns=1),
-    "chars": CompactionSpec(trigger_chars=2700, keep_recent_turns=1),
-}
-
-
-def is_summary_call(request: RequestIR) -> bool:
-    """The fold's model call: a request whose last user turn is not a message this test sent."""
-    users = request.user_texts()
-    return not users or users[-1] not in COMPACTED
 
 
 @pytest.mark.law("compaction.folded-travels")
-@pytest.mark.parametrize("trigger", sorted(TRIGGERS))
+@pytest.mark.parametrize("trigger", sorted(COMPACTION_TRIGGERS))
 async def test_a_folded_span_travels_with_the_checkpoint(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation, trigger: str
 ) -> None:
@@ -224,14 +208,16 @@ async def test_a_folded_span_travels_with_the_checkpoint(
             f"{NOT_APPLICABLE_PREFIX}compaction triggered by {trigger}: the implementation "
             f"honours {', '.join(honoured)} (`compaction_triggers`)"
         )
-    fake.script([text(a) for a in ANSWERS], name="turns", when=lambda r: not is_summary_call(r))
-    fake.script([text(SUMMARY)], name="summary", when=is_summary_call)
-    agent = await new_agent(system=SYSTEM, compaction=TRIGGERS[trigger])
+    fake.script(
+        [text(a) for a in ANSWERS], name="turns", when=lambda r: not is_summary_call(r, COMPACTED)
+    )
+    fake.script([text(SUMMARY)], name="summary", when=lambda r: is_summary_call(r, COMPACTED))
+    agent = await new_agent(system=SYSTEM, compaction=COMPACTION_TRIGGERS[trigger])
     await agent.run(COMPACTED[0])
     for message in COMPACTED[1:3]:
         await next_turn(agent, implementation, message)
     requests = fake.wire.requests
-    folds = [i for i, request in enumerate(requests) if is_summary_call(request)]
+    folds = [i for i, request in enumerate(requests) if is_summary_call(request, COMPACTED)]
     assert folds, (
         f"compaction (trigger {trigger}) never asked the model for a summary: the fold was "
         "not model-written, or the trigger was not honoured"

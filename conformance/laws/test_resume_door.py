@@ -8,8 +8,6 @@ runtime that resumed only the paused turn, or ran the batch's other calls wrongl
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from ._kit import (
@@ -26,6 +24,7 @@ from ._kit import (
     RunFailed,
     ScriptedProvider,
     Step,
+    answers_to,
     declares,
     holds_output,
     parallel_calls,
@@ -44,10 +43,6 @@ WHO = IdentitySpec(conversation_id="conv-resume", tenant="acme", principal="ana"
 SESSION = "s-resumed"
 RESUMES = "pending.resume-continues"
 UNASKED = "Approved, though nobody asked (decision 41)."
-
-
-def answers_to(request: RequestIR) -> Counter[str]:
-    return Counter(m.tool_call_id or "" for m in request.messages if m.role == "tool")
 
 
 def results(request: RequestIR) -> dict[str, str]:

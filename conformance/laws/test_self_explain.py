@@ -22,11 +22,13 @@ from ._kit import (
     NOT_APPLICABLE_PREFIX,
     SYSTEM,
     AgentFactory,
+    AgentUnderTest,
     Capability,
     Hold,
     Implementation,
     React,
     RequestIR,
+    RunOutcome,
     ScriptedProvider,
     Step,
     Text,
@@ -224,6 +226,23 @@ def asking(index: int) -> Callable[[RequestIR], bool]:
     return lambda request: request.user_texts()[-1:] == [question(index)]
 
 
+async def paused_after_a_completed_run(
+    fake: ScriptedProvider, new_agent: AgentFactory
+) -> tuple[AgentUnderTest, RunOutcome]:
+    """A self-explaining agent whose first run (BOOK) completed and whose second run is
+    paused on a question (the script says so)."""
+    agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
+    done = await agent.run(BOOK)
+    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
+    paused = await agent.run("Refund order 7, please.")
+    premise(
+        "pending.resume-continues",
+        paused.paused is not None and len(fake.wire.requests) == 2,
+        "the second run did not pause",
+    )
+    return agent, paused
+
+
 def needs_pause(implementation: Implementation) -> None:
     if Capability.PAUSE not in implementation.capabilities:
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}a paused run needs {Capability.PAUSE.value}")
@@ -239,15 +258,7 @@ async def test_a_paused_run_after_a_completed_one_leaves_something_to_explain(
     fake.script(
         [text("Booked."), tool_call("ask_person", {"question": QUESTION})],
     )
-    agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
-    done = await agent.run(BOOK)
-    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
-    paused = await agent.run("Refund order 7, please.")
-    premise(
-        "pending.resume-continues",
-        paused.paused is not None and len(fake.wire.requests) == 2,
-        "the second run did not pause",
-    )
+    agent, _ = await paused_after_a_completed_run(fake, new_agent)
     assert await agent.can_explain(), (
         "can_explain() was false while the agent's second run was paused, although its "
         "first run had completed: the paused run erased the completed run's evidence"
@@ -271,15 +282,7 @@ async def test_the_trace_tool_reads_the_completed_run_through_a_pause(
     steps += [calling(activation)] if activation else []
     steps += consulting(tool, times=1, until=answered, answer="Refunded.")
     fake.script(steps, allow_unused=True)
-    agent = await new_agent(system=SYSTEM, tools=("ask_person",), self_explain=True)
-    done = await agent.run(BOOK)
-    premise("smoke.one-turn", done.answer == "Booked.", "the first run did not complete")
-    paused = await agent.run("Refund order 7, please.")
-    premise(
-        "pending.resume-continues",
-        paused.paused is not None and len(fake.wire.requests) == 2,
-        "the second run did not pause",
-    )
+    agent, paused = await paused_after_a_completed_run(fake, new_agent)
     resumed = await agent.resume(paused.checkpoint, "approved")
     premise(
         "pending.resume-continues",

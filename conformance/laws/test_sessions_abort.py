@@ -1,15 +1,9 @@
 """Abort cancels the active turn and keeps the session (seed 003, "Interruption and
 cleanup").
 
-"`abort()` requests cancellation of the active turn without closing the session. Continue
-consuming the stream until its terminal `result`." The turn is held at the fake (the
-model has not answered) when the session aborts it. Core: the pass still ends with the
-turn's terminal result, which is not a success (the held answer was never the turn's),
-and the same session then runs a new turn that reaches the model. Detail: the result
-came while the model was still silent (the turn was cancelled, not waited out: a runtime
-that only gives up once the provider answers shows its result only after the release).
-What the next turn shows of the aborted message is left open by the seed, and not
-judged.
+"`abort()` requests cancellation of the active turn without closing the session": the
+pass still ends with a terminal result that is not a success, and the same session then
+runs a new turn.
 """
 
 from __future__ import annotations

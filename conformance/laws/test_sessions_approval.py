@@ -1,17 +1,9 @@
 """A pending approval survives a client's disconnect while the runtime stays up (seed 003,
-"What persists, and what doesn't" and "Guarantees and non-guarantees").
+"What persists, and what doesn't").
 
-"Persists beyond one SDK connection: Pending approvals while the runtime remains active …
-A pending approval can remain on an active runtime after a client disconnects. After you
-resume the session, check `getDeviceStatus()` and follow Recover pending approvals."
-
-A session whose permission behaviour asks before `call_service` runs (a tool whose every
-run the fake counts): the model calls it and the turn pauses (an `approval_request` ends
-the pass; nothing more is sent to the model and the service is not called). The client's
-connection then drops (the runtime stays up). A session resumed on the conversation finds
-the approval still pending in its snapshot and answers it: allowed, the tool runs once
-and the model is shown its result; denied (a detail), the tool never runs and the model
-is shown a result for the call that is not the service's reply.
+"A pending approval can remain on an active runtime after a client disconnects": a
+session resumed on the conversation finds it pending and answers it; allowed, the tool
+runs once; denied, never.
 """
 
 from __future__ import annotations

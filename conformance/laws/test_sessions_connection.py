@@ -1,23 +1,8 @@
 """A broken connection: the session is unusable, a new one resumes, nothing is replayed
 (seed 003, "Interruption and cleanup" and "Guarantees and non-guarantees").
 
-"A session whose connection closed unexpectedly **cannot be reused**. The stream emits an
-`error` followed by a failed `result`; call `resumeSession(conversationId)` to continue
-in a new session." The connection is broken the two ways it really breaks: `drop` (the
-client's connection dies, the runtime stays up) and `kill` (the runtime process is
-SIGKILLed; its backend is then opened again on the same store, as an operator restarts
-it), while idle and in the middle of a turn held at the fake. Core: the broken session
-refuses reuse with a typed refusal, and a session resumed by the conversation id goes on
-with the conversation. Detail: the pass that was open ends with an `error`, then a
-failed `result`.
-
-"The SDK does not replay events missed while disconnected. After resuming, reconcile with
-`listMessages()` or fetch a consolidated snapshot with `bootstrapState()`. If a connection
-fails after `send()` succeeded, do not blindly retry — the message may already have
-reached the runtime. Inspect the conversation history first." So the resumed session's
-first pass holds only its own turn's events, and the conversation's messages (and the
-snapshot, where the runtime offers one) list the message that reached the runtime before
-the break — with `drop`, its answer too, since the runtime finished the turn.
+"A session whose connection closed unexpectedly cannot be reused": it refuses reuse, a
+session resumed by the conversation id goes on, and its first pass replays nothing missed.
 """
 
 from __future__ import annotations
@@ -116,6 +101,19 @@ async def refuses_reuse(session: SessionUnderTest, how: BreakHow, when: str) -> 
     )
 
 
+async def one_turn_taken(
+    fake: ScriptedProvider, new_backend: BackendFactory, how: BreakHow
+) -> tuple[Hold, RunningBackend, SessionUnderTest, str]:
+    """A new session that took one turn (FIRST) on a backend `how` can break, and the
+    hold its next turn's model call waits at; with its conversation id."""
+    hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
+    fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
+    backend = await new_backend(killable=how == "kill")
+    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
+    await take_turn(session, FIRST)
+    return hold, backend, session, (await session.ids()).conversation_id
+
+
 def error_then_failed_result(stream_pass: StreamPass) -> bool:
     kinds = [e for e in stream_pass.events if isinstance(e, ErrorEvent | ResultEvent)]
     return (
@@ -137,12 +135,7 @@ async def test_a_broken_session_refuses_reuse_and_a_resumed_one_goes_on(
     when: str,
 ) -> None:
     needs(implementation, how)
-    hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
-    fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
-    backend = await new_backend(killable=how == "kill")
-    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
-    await take_turn(session, FIRST)
-    conversation_id = (await session.ids()).conversation_id
+    hold, backend, session, conversation_id = await one_turn_taken(fake, new_backend, how)
 
     open_pass: StreamPass | None = None
     if when == "mid-turn":
@@ -206,12 +199,7 @@ async def test_nothing_missed_is_replayed_and_the_history_shows_what_reached_the
     how: BreakHow,
 ) -> None:
     needs(implementation, how)
-    hold = Hold(label="turn in flight", then=text(IN_FLIGHT_ANSWER))
-    fake.script([text(FIRST_ANSWER), hold, text(AFTER_ANSWER)], allow_unused=True)
-    backend = await new_backend(killable=how == "kill")
-    session = await open_new(backend, await backend.create_agent(SessionAgentSpec()))
-    await take_turn(session, FIRST)
-    conversation_id = (await session.ids()).conversation_id
+    hold, backend, session, conversation_id = await one_turn_taken(fake, new_backend, how)
     await session.send(IN_FLIGHT)
     await hold.arrived(timeout=20.0)  # the message reached the runtime: it asked the model
     await session.break_connection(how)

@@ -1,12 +1,8 @@
 """Agents, conversations and the ids a session exposes (seed 003, its opening section).
 
-"`createAgent()` also creates the agent's default conversation, so a new agent is
-immediately usable. `createSession(agentId)` starts a **new** conversation on an existing
-agent. `resumeSession(id)` accepts either kind of ID." On the wire: a session resumed by
-the agent id right after the agent was made runs a turn that shows only its message;
-another one resumed by the agent id later shows that turn, not a conversation created in
-between; every created session starts empty; a session resumed by a conversation id
-shows exactly that conversation's turns.
+"`createAgent()` also creates the agent's default conversation … `createSession(agentId)`
+starts a new conversation … `resumeSession(id)` accepts either kind of ID": each is judged
+by the turns the model is shown.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
-"""What persists beyond one connection, and what is the agent's (seed 003, "What persists,
-and what doesn't" and its opening section).
+"""What persists beyond one connection, and what is the agent's (seed 003, "What
+persists, and what doesn't" and its opening section).
 
-"Persists beyond one SDK connection: Memory blocks, MemFS, and conversation history" —
-after every session closed and the backend was ended (gracefully, or SIGKILLed) and
-opened again on the same store, in another process, each conversation goes on with its
-history, and the agent's memory is still in its conversations' system prompt. One
-conversation's answer has several lines and the other's is empty: a turn the model
-answered with nothing is history too.
-
-"An **agent** is the persistent entity with memory. A **conversation** is a thread on
-that agent." — the agent's memory blocks are in the system prompt of every conversation
-of that agent (the default one, created ones, resumed ones), beside its instructions, and
-in no other agent's.
-
-"Persists beyond one SDK connection: `model` … updates passed to sessions" — a model
-passed to one session is the model of a later session on the same conversation opened
-without one.
+Conversation history, memory blocks and model updates outlive every session and a
+restart of the backend on its store; an agent's memory is in every one of its
+conversations and no other agent's.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Messages sent while a turn is active are queued by the runtime, not dropped (seed 003,
 "Guarantees and non-guarantees").
 
-"`send()` transmits the user message (or queues it if a turn is already streaming — the
-runtime owns the queue)." The active turn is held at the fake while two more messages
-are sent; once it is released, each queued message reaches the model, in the order sent,
-with the active turn's completed exchange in view, and the passes that follow account for
-every one with a result. An abort takes only the active turn: messages queued behind it
-when `abort()` comes reach the model after it, each accounted for by a result.
-
-Several messages queued during one turn may run as one turn (docs/sessions.md, "Queued
-messages"): "the runtime owns the queue", and Letta Code merges a batch into one user
-message. Either way each message reaches the model once, in order, and once the turn that
-carried it is answered the conversation lists it once, as answered: a runtime that merges
-the messages but still lists one as waiting (its receipt never settled) FAILs, as one
-that runs them one by one and does so would. What its queue events say is not judged.
-
-"`removeQueuedMessage(itemId)` waits for the authoritative queue response" (MAY): when
-removal answers true the message never reaches the model, and when it answers false
-(the message had left the queue) it does.
+"`send()` … queues it if a turn is already streaming — the runtime owns the queue": each
+queued message reaches the model once, in the order sent, and is accounted for by a
+result, also behind an aborted turn.
 """
 
 from __future__ import annotations

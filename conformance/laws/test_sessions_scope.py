@@ -1,16 +1,8 @@
 """What is scoped to one session, and what a client sees without one (seed 003, "What
 persists, and what doesn't", "Interruption and cleanup" and its opening section).
 
-"Scoped to the SDK session: Client tools and MCP servers; `canUseTool` callbacks and
-permission behavior … `close()` … releases the session and its local resources: MCP
-connections, client tools" — a client tool registered on one session is offered to the
-model in that session's turns and not in a later session of the same conversation that
-did not register it; a session whose permission behaviour asks before a tool runs pauses
-for it, and a later session of the conversation that asks nothing does not.
-
-"You can also create and inspect conversations without opening a session through
-`client.conversations` (`create`, `list`, `retrieve`, `update`, `listMessages`)" (MAY) —
-the agent's conversations are listed, each with its own messages.
+Client tools and permission behaviour end with their session; conversations can be
+listed and read without one.
 """
 
 from __future__ import annotations

@@ -1,38 +1,8 @@
 """The session model as a state machine: any program of agents, sessions, turns, queued
 sends, aborts and broken connections shows every request exactly its conversation.
 
-`SessionPrograms` is a Hypothesis `RuleBasedStateMachine` keeping a model of the seed's
-agents and conversations: per conversation, the turns completed so far and the runs they
-named. Its rules create agents, open sessions (a new conversation, the agent's default by
-the agent id, a known conversation by its id), take turns, send one to three messages
-while a turn is held at the fake (queued), abort a held turn with one or two messages
-queued behind it, break an idle connection (drop, or kill the runtime and open the
-backend again on its store) and close sessions. Every answer the model gives is drawn:
-one line, several lines, or nothing at all. Every request the fake records is compared
-with the model: the conversation's completed history (a turn answered with nothing is
-still its message), then the new message(s). A violation is charged to the law whose
-statement the step exercised — how the session was opened (default, new, resumed by
-either id), a queued message, a session used after an abort or a break — and
-Hypothesis shrinks a failure to the steps that show it.
-
-Every pass the program reads is also judged, on the side, for the turn's result and
-runs: the result carries the turn's full final text, the events carry the runs the
-result lists, and no run is named by two turns of one conversation, whichever session or
-process played them (`turn.one-result`, `turn.run-ids`). Those violations do not stop
-the program, so the conversation laws stay judged to its end; the first is raised once
-every example ran clean of them.
-
-Messages queued during one turn may run as one turn (docs/sessions.md): a request may
-carry several of them, in the order sent. Once they were answered the conversation lists
-each once (none left shown as waiting).
-
-Open in the seed, so not judged: what a conversation shows of an aborted message (the
-model resynchronises from the next request, which may or may not carry it).
-
-One backend serves every example; each example makes its own agents, so examples share
-nothing a runtime could carry between them except the bug. Rules are synchronous and the
-backend is async, bound to the test's loop: the machine runs in a worker thread and
-hands each coroutine to that loop (as test_hosting_stateful.py does).
+The machine keeps the seed's agents and conversations as a model and compares every
+request with it; a violation is charged to the law whose statement the step exercised.
 """
 
 from __future__ import annotations
@@ -44,15 +14,13 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 import pytest
-from hypothesis import note, settings
+from hypothesis import note
 from hypothesis import strategies as st
-from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import (
     RuleBasedStateMachine,
     initialize,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 
 from ._kit import (
@@ -61,6 +29,7 @@ from ._kit import (
     Capability,
     Hold,
     Implementation,
+    LawMachine,
     LawViolation,
     PremiseNotMet,
     RefusalKind,
@@ -75,11 +44,10 @@ from ._kit import (
     answer_of,
     conversation_shown,
     declares,
+    explore,
     final_text_problem,
     first_carrying,
     last_user_carries,
-    off_the_loop,
-    reproducing,
     run_id_problems,
     text,
     words,
@@ -164,19 +132,9 @@ def programs(
         if judged is None:
             noted.append(LawViolation(law, message))
 
-    async def awaited(step: Awaitable[T]) -> T:
-        return await step
-
-    def wait(step: Awaitable[T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(awaited(step), loop)
-        try:
-            return future.result(timeout=STEP_TIMEOUT)
-        finally:
-            future.cancel()
-
-    class SessionPrograms(RuleBasedStateMachine):
+    class SessionPrograms(LawMachine):
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(loop, STEP_TIMEOUT)
             self.name = f"program-{next(_MACHINES)}"
             self.agents: list[str] = []
             self.conversations: list[Conversation] = []
@@ -185,19 +143,11 @@ def programs(
             self.replies: dict[str, list[str]] = {}
             """Per message, what the model answers requests for its turn, in order."""
             self.count = 0
-            self.step = 0
             self.live = True
             """False once the example is over: its scripts step aside even if a failing
             step left them unused, so the next example's requests get its own answers."""
 
         # -- bookkeeping -----------------------------------------------------------------
-
-        def say(self, line: str) -> str:
-            self.step += 1
-            where = f"step {self.step}"
-            if currently_in_test_context():
-                note(f"{where}: {line}")
-            return where
 
         def fresh(self, what: str) -> str:
             self.count += 1
@@ -238,7 +188,7 @@ def programs(
             )
 
         def opened(self, session: SessionUnderTest, conversation: Conversation, law: str) -> None:
-            ids = wait(session.ids())
+            ids = self.wait(session.ids())
             known = conversation.conversation_id
             if known is not None and ids.conversation_id != known:
                 raise violated(
@@ -256,7 +206,7 @@ def programs(
             """A step the law of `law` promises works: a refusal, or a held request that
             never arrives (the runtime did not send it), is that law's violation."""
             try:
-                return wait(step)
+                return self.wait(step)
             except Refused as refused:
                 raise violated(law, f"step {self.step}: {what} was refused: {refused}") from None
             except TimeoutError as error:
@@ -271,7 +221,7 @@ def programs(
         @precondition(lambda self: len(self.agents) < 2)
         @rule()
         def new_agent(self) -> None:
-            agent_id = wait(self.backend().create_agent(SessionAgentSpec()))
+            agent_id = self.wait(self.backend().create_agent(SessionAgentSpec()))
             self.agents.append(agent_id)
             index = len(self.agents) - 1
             self.conversations.append(Conversation(f"agent {index}'s default", index))
@@ -316,7 +266,7 @@ def programs(
         def close(self, data: st.DataObject) -> None:
             chosen = data.draw(st.sampled_from(self.open), "session")
             self.say(f"close the session on {chosen.conversation.key}")
-            wait(chosen.session.close())
+            self.wait(chosen.session.close())
             self.open.remove(chosen)
 
         # -- turns -------------------------------------------------------------------------
@@ -364,7 +314,7 @@ def programs(
             and showed exactly its conversation (judged under `shown_law`, if another law's
             statement decides what it shows); its result and runs are judged on the side.
             The messages the turn carried."""
-            stream_pass = wait(chosen.session.stream(wait=20.0))
+            stream_pass = self.wait(chosen.session.stream(wait=20.0))
             result = stream_pass.result
             if stream_pass.ended != "result" or result is None or not result.success:
                 raise violated(
@@ -514,8 +464,8 @@ def programs(
             self.sent.append(probe)
             self.answer(probe, self.fresh("answer"))
             try:
-                wait(chosen.session.send(probe))
-                after: StreamPass | None = wait(chosen.session.stream(wait=20.0))
+                self.wait(chosen.session.send(probe))
+                after: StreamPass | None = self.wait(chosen.session.stream(wait=20.0))
             except Refused:
                 after = None
             if after is not None and after.result is not None and after.result.success:
@@ -534,10 +484,10 @@ def programs(
             chosen = data.draw(st.sampled_from(self.open), "session")
             how = data.draw(st.sampled_from(hows), "how")
             where = self.say(f"break the idle session on {chosen.conversation.key} by {how}")
-            wait(chosen.session.break_connection(how))
+            self.wait(chosen.session.break_connection(how))
             self.open.remove(chosen)
             try:
-                wait(chosen.session.send(self.fresh("never sent")))
+                self.wait(chosen.session.send(self.fresh("never sent")))
             except Refused as refused:
                 if refused.kind is not RefusalKind.SESSION_UNUSABLE:
                     raise violated(
@@ -550,17 +500,17 @@ def programs(
                 # the conversations live on in the store, opened again.
                 for other in self.open:
                     try:
-                        wait(other.session.close())
+                        self.wait(other.session.close())
                     except Exception as error:  # a dead session may refuse even to close
                         note(f"closing a session of the killed runtime: {error!r}")
                 self.open.clear()
-                holder[0] = wait(new_backend(store=holder[0].store, killable=True))
+                holder[0] = self.wait(new_backend(store=holder[0].store, killable=True))
 
         def teardown(self) -> None:
             self.live = False
             for chosen in self.open:
                 try:
-                    wait(chosen.session.close())
+                    self.wait(chosen.session.close())
                 except Exception as error:
                     note(f"closing at teardown: {error!r}")
 
@@ -580,28 +530,15 @@ async def run_programs(
     violations: list[LawViolation] = []
     noted: list[LawViolation] = []
     loop = asyncio.get_running_loop()
-    # On `python -m conformance replay`, the stored shrunk example is played instead.
-    machine = reproducing(
-        programs(fake, holder, new_backend, implementation, loop, violations, noted, aborts=aborts)
+    machine = programs(
+        fake, holder, new_backend, implementation, loop, violations, noted, aborts=aborts
     )
-    profile = settings.default
-    examples = profile.max_examples if profile is not None else 8
-    chosen = settings(stateful_step_count=steps, max_examples=examples, report_multiple_bugs=False)
-    try:
-        await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
-    except LawViolation:
-        raise
-    except Exception as error:
-        # A runtime whose state outlives an example (the very bug) makes examples depend
-        # on the ones before, so a replay may not fail again: the violation is the evidence.
-        if violations:
-            raise violations[0] from error
-        raise
+    await explore(machine, steps=steps, violations=violations)
     if noted:
         raise noted[0]
 
 
-# A passing run takes seconds against the reference; a session may be a process of its own.
+# A session may be a process of its own, and shrinking replays many examples.
 @pytest.mark.law(
     "session.agent-has-default-conversation",
     "session.new-session-is-new-conversation",

@@ -1,23 +1,8 @@
 """The anatomy of a turn, and run ids (seed 003, "Anatomy of a turn" and "Guarantees").
 
-"A turn is one `send()` plus one pass through `stream()` … `stream()` yields the turn's
-typed events … and **terminates after the turn's `result` message**. The `result` carries
-the turn's full final text, `success`, `stopReason`, and `durationMs`." One pass then
-holds exactly one result, as its last event, whose text is the whole final answer (every
-text block of it); the next pass holds only the next turn's events; a turn that called a
-tool shows the call and its result as events, and the model was shown the tool's result.
-
-"`assistant`, `reasoning`, `tool_call`, `tool_result`, `error`, and `retry` messages
-include `runId` when they belong to a run. The final `result.runIds` lists all runs started
-by the turn." Every run id an event names is in its turn's `run_ids`; a turn that ran the
-model started at least one run, whether it then completed, failed or was aborted; once a
-result lists its turn's runs, every event of those kinds carries one of them; and no run
-id is shared by two turns of one conversation, whichever session played them. (The seed's
-"absent when the turn fails before a run starts" has no runtime-independent way to be
-provoked here: which failures come before a run is the runtime's own, so it is not judged.)
-
-The final text is judged whatever shape the answer has: a multi-line answer is carried
-whole, and an answer of nothing is carried as the empty text of a turn that succeeded.
+"A turn is one `send()` plus one pass through `stream()`" ending with one `result` that
+carries the full final text; every run-scoped event names a run its turn's
+`result.runIds` lists.
 """
 
 from __future__ import annotations
@@ -26,6 +11,7 @@ import pytest
 
 from ._kit import (
     NOT_APPLICABLE_PREFIX,
+    OUTLASTS_RETRIES,
     AssistantEvent,
     BackendFactory,
     Capability,
@@ -79,8 +65,6 @@ text): the turn's final text is then this one."""
 FAILING = "Check the other booking too."
 ABORTED = "Actually, hold that thought."
 AFTER = "Then just the Friday one."
-OUTLASTS_RETRIES = 16
-"""Faults scripted for the failing turn: more than any SDK's default retries."""
 
 
 def judge_one_pass(stream_pass: StreamPass, what: str) -> ResultEvent:

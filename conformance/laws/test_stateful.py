@@ -1,34 +1,8 @@
 """The doors as a state machine: any sequence of runs, follow-ups, saved checkpoints and
 continuations shows the model exactly what a tiny model of the law predicts.
 
-`Doors` is a Hypothesis `RuleBasedStateMachine` with one rule per door. It keeps the law
-as a model (the conversation the agent holds, and the one each saved checkpoint holds):
-run starts from nothing, follow_up from the last completed conversation, continue_from
-from the checkpoint handed in (saved earlier, after a JSON round trip); every completed
-turn ends with its answer. After each rule it compares what the fake recorded with that
-model: one new request, showing exactly the predicted turns, answered as scripted.
-
-Why generated sequences find what the hand-written tests miss: some bugs only show after
-a particular order of doors, several steps in. A runtime whose `run(continue_from=...)`
-does not become the agent's current conversation looks right on every single call; it
-shows only when a follow-up comes after a continuation. A runtime whose follow_up always
-continues its *first* conversation needs a second turn before the follow-up. When a
-sequence of up to 12 steps fails, Hypothesis shrinks it and prints the steps as calls,
-each after a note of what the model should have been shown. The follow_up rule makes one
-to three follow-ups in a row: a bug that counts follow-ups needs several together, which
-uniform rule choice draws rarely (a rogue that drops the oldest exchange on the third
-follow-up after a continuation was found by 6 of 10 seeds with single follow-ups, 10 of
-10 with runs of them). That rogue (`tests/rogues/`) is found in the `ci` profile and
-shrunk to `run, continue_from_checkpoint, follow_up(times=3)`. `SEEDS` pins a few
-orders, so they run in every profile whatever the profile's examples happen to draw. A
-follow-up before any run is its own law's test (test_continuation.py), not a rule here:
-as a rule it charged five laws with one refusal.
-
-Each step judges one law (`DOOR_LAWS`, `SAVE_LAW`) and fails with a LawViolation naming
-it, so a failure is charged to that law, not to all four this test is marked with.
-
-Rules are synchronous and the adapter is async, with SDK clients bound to the test's
-event loop: so the machine runs in a worker thread and hands each coroutine to that loop.
+Some bugs show only after a particular order of doors, several steps in; each step
+judges one law (`DOOR_LAWS`, `SAVE_LAW`), so a failure is charged to that law alone.
 """
 
 from __future__ import annotations
@@ -38,18 +12,15 @@ import itertools
 import json
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
-from hypothesis import note, settings
 from hypothesis import strategies as st
-from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import (
     Bundle,
     RuleBasedStateMachine,
     precondition,
     rule,
-    run_state_machine_as_test,
 )
 
 from ._kit import (
@@ -57,11 +28,12 @@ from ._kit import (
     AgentSpec,
     Dialect,
     Implementation,
+    LawMachine,
     LawViolation,
     RunOutcome,
     ScriptedProvider,
+    explore,
     off_the_loop,
-    reproducing,
     text,
 )
 
@@ -86,7 +58,6 @@ DOOR_LAWS = {
 SAVE_LAW = "checkpoint.final-answer"
 
 Turns = tuple[tuple[str, str], ...]
-T = TypeVar("T")
 _MACHINES = itertools.count(1)
 
 
@@ -106,29 +77,24 @@ def doors(
 ) -> type[RuleBasedStateMachine]:
     """The machine, closed over this test's fake, implementation, dialect and loop."""
 
-    def wait(coro: Coroutine[Any, Any, T]) -> T:
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
-        try:
-            return future.result(timeout=STEP_TIMEOUT)
-        finally:
-            future.cancel()
-
-    def attempt(coro: Coroutine[Any, Any, RunOutcome]) -> tuple[RunOutcome, Exception | None]:
+    def attempt(
+        machine: LawMachine, coro: Coroutine[Any, Any, RunOutcome]
+    ) -> tuple[RunOutcome, Exception | None]:
         """The outcome, or the exception instead, so the wire can be judged first."""
         try:
-            return wait(coro), None
+            return machine.wait(coro), None
         except Exception as error:
             return RunOutcome(), error
 
-    class Doors(RuleBasedStateMachine):
+    class Doors(LawMachine):
         saved = Bundle("saved")
 
         def __init__(self) -> None:
-            super().__init__()
+            super().__init__(loop, STEP_TIMEOUT)
             # One model name per machine keeps its scripts and requests apart from the
             # other examples on the same fake.
             self.model = f"turnlaw-stateful-{next(_MACHINES)}"
-            self.agent = wait(
+            self.agent = self.wait(
                 implementation.create_agent(
                     AgentSpec(
                         base_url=fake.base_url or "",
@@ -140,23 +106,16 @@ def doors(
             )
             self.current: Turns | None = None  # the last completed conversation
             self.calls = 0  # model calls the law allows so far
-            self.step = 0
-            self.transcript: list[str] = []
 
         def teardown(self) -> None:
-            wait(self.agent.close())
+            self.wait(self.agent.close())
 
         def requests(self) -> int:
             return len(fake.wire.for_model(self.model))
 
-        def say(self, door: str, expected: str) -> str:
-            """Note what the law expects of this step (shown with a failing sequence)."""
-            self.step += 1
-            line = f"step {self.step} {door}: {expected}"
-            self.transcript.append(line)
-            if currently_in_test_context():
-                note(line)
-            return f"step {self.step}: {door}"
+        def expect(self, door: str, expected: str) -> str:
+            """Note what the law expects of this door's step; return "step N: door"."""
+            return f"{self.say(f'{door}: {expected}')}: {door}"
 
         def turn(
             self, door: str, start: Turns, msg: str, call: Coroutine[Any, Any, RunOutcome]
@@ -165,7 +124,7 @@ def doors(
             law = DOOR_LAWS[door]
             answer = f"Answer {self.calls + 1}."
             shown = (*start, ("user", msg))
-            where = self.say(door, f"one request, showing the model {list(shown)}")
+            where = self.expect(door, f"one request, showing the model {list(shown)}")
             # Exactly one scripted answer per model call the law allows, in its own
             # script that steps aside once used; a runtime that calls more often gets an
             # error reply from the fake, and the count below says what happened.
@@ -176,7 +135,7 @@ def doors(
                 allow_unused=True,
             )
             before = self.requests()
-            outcome, error = attempt(call)
+            outcome, error = attempt(self, call)
             self.calls += 1
             requests = fake.wire.for_model(self.model)
             if error is not None and len(requests) == before:
@@ -219,9 +178,9 @@ def doors(
         @rule(target=saved)
         def save(self) -> Saved:
             assert self.current is not None
-            where = self.say("save", f"no request; the checkpoint holds {list(self.current)}")
+            where = self.expect("save", f"no request; the checkpoint holds {list(self.current)}")
             before = self.requests()
-            checkpoint = json.loads(json.dumps(wait(self.agent.checkpoint())))
+            checkpoint = json.loads(json.dumps(self.wait(self.agent.checkpoint())))
             if self.requests() != before:
                 raise LawViolation(SAVE_LAW, f"{where}: taking a checkpoint called the model")
             if self.current[-1][1] not in json.dumps(checkpoint):
@@ -243,7 +202,7 @@ def doors(
         @rule(msg=MESSAGES)
         def continue_from_checkpoint(self, msg: str) -> None:
             assert self.current is not None
-            checkpoint = wait(self.agent.checkpoint())
+            checkpoint = self.wait(self.agent.checkpoint())
             call = self.agent.run(msg, continue_from=checkpoint)
             self.turn("continue_from(checkpoint())", self.current, msg, call)
 
@@ -292,23 +251,16 @@ def play(machine_class: type[RuleBasedStateMachine], seed: list[tuple[Any, ...]]
     "continue-from.any-conversation",
     "checkpoint.final-answer",
 )
-# A passing run takes seconds; shrinking a failure replays many examples, each with a new
-# agent, so it gets more time than the suite's default before pytest-timeout stops it.
+# Shrinking a failure replays many examples, each with a new agent: more than the
+# suite's default time before pytest-timeout stops it.
 @pytest.mark.timeout(180)
 async def test_every_door_shows_the_model_what_the_law_predicts(
     fake: ScriptedProvider, implementation: Implementation, dialect: Dialect
 ) -> None:
-    # On `python -m conformance replay`, the stored shrunk example is played instead.
-    machine = reproducing(doors(fake, implementation, dialect, asyncio.get_running_loop()))
-    # Settings come from the active profile (--hypothesis-profile), except what is this
-    # test's own: sequences of up to 12 steps, and at least 20 of them whatever the
-    # profile says — fewer rarely reach a bug that needs a continuation and then three
-    # follow-ups (tests/rogues/ holds such a runtime, and checks it is found and shrunk to
-    # at most five steps). One failure, reported shrunk (a LawViolation, not a group).
+    machine = doors(fake, implementation, dialect, asyncio.get_running_loop())
+    # Sequences of up to 12 steps, and at least 20 of them whatever the profile says:
+    # fewer rarely reach a bug that needs a continuation and then three follow-ups.
     # Generated sequences first; then the pinned orders, which the examples may miss.
-    profile = settings.default
-    examples = max(profile.max_examples if profile is not None else 0, 20)
-    chosen = settings(stateful_step_count=12, max_examples=examples, report_multiple_bugs=False)
-    await off_the_loop(run_state_machine_as_test, machine, settings=chosen)
+    await explore(machine, steps=12, at_least=20)
     for seed in SEEDS:
         await off_the_loop(play, machine, seed)

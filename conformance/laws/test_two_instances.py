@@ -3,9 +3,6 @@ agent of the same runtime answers while the first is still waiting for its model
 
 A runtime whose guard is process-wide (a module lock, a class attribute) passes every
 one-agent law and still breaks the seed's own advice for concurrency.
-
-Requests are read against the messages the test sent (`conversation_shown`): a runtime
-that wraps a message in context of its own still shows the model one turn.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """A conversation is verbatim: what the model said in a turn comes back when it goes on.
 
-The other continuation laws script one thing per reply: a text answer, or calls alone.
-A model also speaks beside its calls ("Let me check that."), calls several tools with
-arguments full of quotes and accents, and answers in several text blocks. A runtime
-that keeps only the calls, or the answer, or re-words what it joins, still passes them.
-
-What may legitimately differ is the carrying, not the content: a runtime may send the
-text beside calls in the same assistant message or in its own, and several text blocks
-as blocks or joined. So the judge flattens each continued request into what the model
-said, in order (texts and calls), and compares that; text blocks may come back joined
-with nothing or as separate blocks (which the wire IR joins with a newline), but never
-with anything added.
+A model speaks beside its calls, calls several tools with quoted and accented arguments,
+and answers in several text blocks; a runtime that keeps only the calls, or re-words what
+it joins, passes the one-thing-per-reply laws and fails this one.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
+import conformance
+import conformance.runner.plugin
 import reference_impl.conformance_adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
 from conformance.verdicts import Outcome, ResultsFile, read_results
@@ -185,6 +186,7 @@ def test_a_run_in_another_dialect_than_asked_fails_the_smoke_law(
     assert run.ret == pytest.ExitCode.INTERRUPTED  # the premise of every law: stopped
 
 
+STALLS = "tests.harness.faulty_adapters:stalls_half_way"
 HALF_WAY_WAIT = 600
 """Seconds the test waits for the run to say it is half way: a bound on that event, for
 a run that never gets there (it is minutes past a loaded machine's slowest start)."""
@@ -202,10 +204,9 @@ def test_a_run_killed_half_way_is_reported_as_truncated(
             "-m",
             "pytest",
             *PLUGIN,
-            "--impl",
-            "tests.harness.faulty_adapters:stalls_half_way",
-            "--results",
-            str(results),
+            *conformance.run_options(
+                "tests.harness.faulty_adapters:stalls_half_way", results=results
+            ),
             "--pyargs",
             "conformance.laws",
         ],

@@ -17,27 +17,16 @@ from pathlib import Path
 
 import pytest
 
+import conformance
 from conformance.adapter import profile_differences
 from conformance.registry import load_laws
 from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.harness.second_wire import SECOND_WIRE_PROFILE
 from tests.rogues.kill import law_modules
-from tests.suite_args import PLUGIN_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = "tests.harness.second_wire"
-SUITE = [
-    sys.executable,
-    "-m",
-    "pytest",
-    *PLUGIN_ARGS,
-    "-q",
-    "--hypothesis-profile=ci",
-    "--dialects",
-    "openai-chat",
-    "--deliveries",
-    "whole",
-]
+ONE_CELL = ("openai-chat", "whole")
 """The hosting laws' logic shows in one dialect and one delivery (the laws' own `stream`
 parameter still sends both JSON and streamed requests)."""
 RUN_DEADLINE = 400
@@ -60,14 +49,18 @@ def run_hosting_laws(tmp_path: Path, attribute: str, *extra: str) -> tuple[Resul
     results = tmp_path / f"{attribute}.jsonl"
     done = subprocess.run(
         [
-            *SUITE,
-            "--impl",
-            f"{HARNESS}:{attribute}",
-            "--results",
-            str(results),
-            *extra,
-            "--pyargs",
-            *law_modules("hosting"),
+            sys.executable,
+            "-m",
+            "pytest",
+            *conformance.pytest_args(
+                f"{HARNESS}:{attribute}",
+                select=law_modules("hosting"),
+                profile="ci",
+                results=results,
+                options=["-q", "-p", "no:cacheprovider", *extra],
+                dialects=ONE_CELL[0],
+                deliveries=ONE_CELL[1],
+            ),
         ],
         cwd=ROOT,
         capture_output=True,

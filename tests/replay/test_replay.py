@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import conformance
 from conformance.replay.model import ReproFile, load_repro
 
 ROOT = Path(__file__).parents[2]
@@ -36,19 +37,14 @@ def suite(folder: Path, impl: str, *modules: str) -> subprocess.Popen[str]:
             sys.executable,
             "-m",
             "pytest",
-            "-p",
-            "conformance.runner.plugin",
-            "-p",
-            "no:cacheprovider",
-            "--pyargs",
-            *modules,
-            "--hypothesis-profile=ci",
-            "--dialects",
-            "openai-chat",
-            "--impl",
-            impl,
-            "--repro-dir",
-            str(folder),
+            *conformance.pytest_args(
+                impl,
+                select=modules,
+                profile="ci",
+                dialects="openai-chat",
+                repro_dir=folder,
+                options=["-p", "no:cacheprovider"],
+            ),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

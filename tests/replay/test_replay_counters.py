@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+import conformance
 from conformance.replay.counters import counter_values, restore_counters
 from conformance.replay.model import load_repro
 from tests.replay.test_replay import ROOT
-from tests.suite_args import PLUGIN_ARGS
 
 pytestmark = pytest.mark.timeout(480)
 
@@ -42,13 +42,24 @@ def test_a_replay_after_a_moved_counter_sends_the_recorded_wire(tmp_path: Path) 
     folder = tmp_path / "repro"
     suite = subprocess.run(
         [
-            sys.executable, "-m", "pytest", *PLUGIN_ARGS, "-q", "--hypothesis-profile=ci",
-            "--pyargs", "conformance.laws.test_whose_conversation", "--dialects", "openai-chat",
-            "--deliveries", "stream",
-            "--impl", DEFAULT_IDS_REFUSED, "--repro-dir", str(folder),
+            sys.executable,
+            "-m",
+            "pytest",
+            *conformance.pytest_args(
+                DEFAULT_IDS_REFUSED,
+                select=["conformance.laws.test_whose_conversation"],
+                profile="ci",
+                dialects="openai-chat",
+                deliveries="stream",
+                repro_dir=folder,
+                options=["-q", "-p", "no:cacheprovider"],
+            ),
         ],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert suite.returncode == 1, suite.stdout[-3000:]
     (path,) = folder.glob("mismatch.default-id-never-refuses-*.json")
     repro = load_repro(path)
