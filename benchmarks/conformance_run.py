@@ -39,7 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.runner.results_file import read_results
+from conformance.verdicts import read_results
 
 from .law_breakdown import breakdown
 from .report import command_line, figure

@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from conformance.runner.outcomes import TestRecord
+from conformance.verdicts import TestRecord
 
 
 @dataclass(frozen=True)

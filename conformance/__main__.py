@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.command == "report":
-        from .runner.report import print_report
+        from .verdicts import print_report
 
         return print_report(args.results)
     if args.command == "matrix":
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _matrix(args: argparse.Namespace) -> int:
-    from . import matrix
+    from .verdicts import matrix
 
     doc = args.doc or matrix.DOC
     folder = args.columns or matrix.COLUMN_DIR

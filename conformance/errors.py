@@ -21,7 +21,7 @@ it: the runner's collector (conformance.runner.collect) reports a `TimeoutError`
 TIMEOUT and an `AssertionError` as FAIL — declaring a capability is a claim the law holds
 the runtime to — and anything else as ERROR. `label`, where a class has one, leads the
 detail of a test that failed because the adapter *process* did (see
-conformance.stdio.runner_hooks); the others carry their own evidence (the adapter's
+conformance.stdio.plugin); the others carry their own evidence (the adapter's
 traceback, the call and field at fault) and no label.
 """
 

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from conformance.redaction import session_redactor
+
 if TYPE_CHECKING:
-    from conformance.redaction import Redactor
     from conformance.wire import LoopbackServer, ScriptedProvider
 
 _CALL_FAILED = pytest.StashKey[bool]()
 _SKIPPED = pytest.StashKey[bool]()
-_REDACTOR = pytest.StashKey["Redactor"]()
 _SERVER = pytest.StashKey["LoopbackServer"]()
 
 
@@ -29,20 +29,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "turnlaw(allow_unused=False, check_invariants=True, hold_limit=60.0, max_body=...): "
         "configure the fake_provider / loopback_provider fixtures for this test",
     )
-
-
-def session_redactor(config: pytest.Config) -> Redactor:
-    """The one Redactor of this pytest session: every provider the `fake_provider` and
-    `loopback_provider` fixtures make learns into it and scrubs with it, so a key one test's
-    runtime sent is scrubbed from every later recording — and from any other artifact
-    scrubbed with it (results, repro files, reports). Teach it keys the suite hands out
-    with `session_redactor(config).learn(key)`."""
-    redactor = config.stash.get(_REDACTOR, None)
-    if redactor is None:
-        from conformance.redaction import Redactor
-
-        redactor = config.stash[_REDACTOR] = Redactor()
-    return redactor
 
 
 @pytest.hookimpl(wrapper=True)

@@ -30,8 +30,8 @@ from benchmarks import (
     unwarmed_launcher,
 )
 from benchmarks.rounds import Samples
-from conformance.runner.outcomes import Outcome
-from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
+from conformance.verdicts import Outcome
+from conformance.verdicts import TestRecord as Record  # not collected as a test class
 from reference_impl.adapter import _launcher
 from tests.rogues import kill
 

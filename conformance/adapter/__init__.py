@@ -24,6 +24,13 @@ from ._agent_ids import (
     declared_agent_id_pattern,
 )
 from ._agent_surface import AGENT
+from ._declaration import (
+    DEFAULT_COMPACTION_TRIGGERS,
+    DEFAULT_DELIVERIES,
+    DEFAULT_DIALECTS,
+    Declaration,
+    declaration_of,
+)
 from ._evolution import ADDED_FIELDS, FIRST_REVISION, REVISION, AddedField, added_field
 from ._host_profile import (
     DEFAULT_PROFILE,
@@ -102,6 +109,9 @@ __all__ = [
     "AGENT",
     "BACKEND",
     "DAMAGE_SESSION",
+    "DEFAULT_COMPACTION_TRIGGERS",
+    "DEFAULT_DELIVERIES",
+    "DEFAULT_DIALECTS",
     "DEFAULT_PROFILE",
     "FIRST_REVISION",
     "HOST",
@@ -128,6 +138,7 @@ __all__ = [
     "CompactionSpec",
     "CompactionTrigger",
     "ConcurrentInvoke",
+    "Declaration",
     "Delivery",
     "Dialect",
     "ErrorEvent",
@@ -178,6 +189,7 @@ __all__ = [
     "agent_id_fits",
     "agent_id_pattern_problem",
     "classify",
+    "declaration_of",
     "declared_agent_id_pattern",
     "host_wire_profile_schema",
     "loopback_problem",

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ._declaration import declaration_of
+
 SAFE_AGENT_ID_PATTERN = r"[A-Za-z](?:[A-Za-z0-9_-]{0,14}[A-Za-z0-9])?"
 """The ids the laws use by default: 1 to 16 ASCII letters, digits, '-' and '_', starting
 with a letter and ending with a letter or digit."""
@@ -62,7 +64,7 @@ def agent_id_pattern_problem(pattern: Any) -> str | None:
 def declared_agent_id_pattern(implementation: object) -> str | None:
     """The implementation's `agent_id_pattern` (None when it declares none), or
     AgentIdPatternError saying why the laws cannot use it."""
-    pattern = getattr(implementation, "agent_id_pattern", None)
+    pattern = declaration_of(implementation).agent_id_pattern
     problem = agent_id_pattern_problem(pattern)
     if problem is not None:
         raise AgentIdPatternError(f"agent_id_pattern {problem}")

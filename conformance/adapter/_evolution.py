@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 from pydantic import BaseModel
 
+from ._declaration import declaration_of
 from ._types import AgentSpec, CompactionSpec, Delivery
 
 FIRST_REVISION = 1
@@ -38,19 +39,18 @@ declarations."""
 
 
 def _declares_whole(implementation: Any) -> bool:
-    return Delivery.WHOLE in set(getattr(implementation, "deliveries", ()) or ())
+    return Delivery.WHOLE in declaration_of(implementation).deliveries
 
 
 def _declares_chars(implementation: Any) -> bool:
-    return "chars" in set(getattr(implementation, "compaction_triggers", ()) or ())
+    return "chars" in declaration_of(implementation).compaction_triggers
 
 
 def revision_of(implementation: Any) -> int:
     """The revision of v1 an implementation declares it was written for (a `cmd:`
     adapter's `start` reply; an in-process one is read by its methods instead)."""
-    revision = getattr(implementation, "revision", FIRST_REVISION)
-    valid = isinstance(revision, int) and not isinstance(revision, bool)
-    return revision if valid else FIRST_REVISION
+    revision = declaration_of(implementation).revision
+    return FIRST_REVISION if revision is None else revision
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ def not_applicable_for(closed: list[AddedField], who: str) -> NoReturn:
     """End the law test NOT_APPLICABLE: the adapter cannot be told what it needs."""
     import pytest
 
-    from ..runner.outcomes import NOT_APPLICABLE_PREFIX
+    from ..verdicts._outcomes import NOT_APPLICABLE_PREFIX  # the module: no import cycle
 
     named = ", ".join(f"{added.where} (opened by {added.gate})" for added in closed)
     pytest.skip(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 
 from ..hosting import HostReply, describe
-from ..runner.outcomes import PremiseNotMet
+from ..verdicts import PremiseNotMet
 from ..wire import RequestIR, ScriptedProvider
 
 CONTINUES = "hosting.session-continues"

@@ -56,6 +56,7 @@ from ..adapter import (
     ToolName,
     ToolResultEvent,
     agent_id_fits,
+    declaration_of,
     declared_agent_id_pattern,
 )
 from ..errors import AdapterFailure as _AdapterFailure
@@ -73,12 +74,10 @@ from ..hosting import (
     refused,
 )
 from ..replay.hypothesis_examples import reproducing
-from ..runner.capability_words import needs_sentence as _needs_sentence
-from ..runner.fixtures import FAKE_KEY, AgentFactory
+from ..runner.fixtures import FAKE_KEY, AgentFactory, BackendFactory, RunningBackend, off_the_loop
 from ..runner.host_fixtures import HostFactory, RunningHost
-from ..runner.machine_threads import off_the_loop
-from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
-from ..runner.session_fixtures import BackendFactory, RunningBackend
+from ..verdicts import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
+from ..verdicts import needs_sentence as _needs_sentence
 from ..wire import (
     Call,
     Exchange,
@@ -404,6 +403,7 @@ __all__ = [
     "consulting",
     "continue_handed_back",
     "conversation_shown",
+    "declaration_of",
     "declared_agent_id_pattern",
     "declares",
     "describe",

@@ -19,8 +19,8 @@ from hypothesis.control import currently_in_test_context
 from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from ..replay.hypothesis_examples import reproducing
-from ..runner.machine_threads import off_the_loop
-from ..runner.outcomes import LawViolation
+from ..runner.fixtures import off_the_loop
+from ..verdicts import LawViolation
 
 T = TypeVar("T")
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from ..adapter import AgentUnderTest, Capability, Implementation, RefusalKind, Refused, RunOutcome
-from ..runner.outcomes import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
+from ..verdicts import NOT_APPLICABLE_PREFIX, LawViolation, PremiseNotMet
 
 DOORS = ("run", "follow_up", "run(continue_from=)", "resume")
 """Every door a second message can take into an agent."""

@@ -22,7 +22,7 @@ from ..adapter import (
     SessionUnderTest,
     StreamPass,
 )
-from ..runner.outcomes import PremiseNotMet
+from ..verdicts import PremiseNotMet
 from ..wire.ir import RequestIR
 
 TURN_WAIT = 20.0

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ..adapter import Capability, Implementation
+from ..adapter import Capability, Implementation, declaration_of
 from ..wire import React, RequestIR, Text, ToolCalls, text, tool_call
 
 CONSULT_BUDGET = 2
@@ -27,8 +27,8 @@ tool that improvises must not run the turn into that cap instead of being judged
 
 def trace_tool_of(implementation: Implementation) -> str:
     """The tool a self-explain agent offers its model; naming it is part of declaring it."""
-    name = getattr(implementation, "trace_tool", None)
-    if not isinstance(name, str) or not name:
+    name = declaration_of(implementation).trace_tool
+    if name is None:
         pytest.fail(
             f"{implementation.name} declares {Capability.SELF_EXPLAIN.value} but names no "
             "trace tool: set `trace_tool` on the Implementation (or in the stdio `start` "
@@ -40,8 +40,7 @@ def trace_tool_of(implementation: Implementation) -> str:
 def trace_activation_of(implementation: Implementation) -> str | None:
     """The tool the model calls first, in each run, before the runtime offers its trace
     tool (`trace_activation`); None when the trace tool is offered from the start."""
-    name = getattr(implementation, "trace_activation", None)
-    return name if isinstance(name, str) and name else None
+    return declaration_of(implementation).trace_activation
 
 
 def value_for(schema: Any) -> Any:

@@ -25,6 +25,7 @@ from ._kit import (
     RequestIR,
     ScriptedProvider,
     Step,
+    declaration_of,
     declares,
     is_summary_call,
     long_turn,
@@ -69,7 +70,7 @@ async def play(
 ) -> Played:
     """Four turns on an agent with compaction (and a window, when given); the first turn
     calls a tool, whose outcome the folded span then holds."""
-    honoured = tuple(getattr(implementation, "compaction_triggers", None) or ("turns",))
+    honoured = declaration_of(implementation).compaction_triggers
     trigger = "turns" if "turns" in honoured else honoured[0]
     if trigger not in COMPACTION_TRIGGERS:
         pytest.skip(f"{NOT_APPLICABLE_PREFIX}no compaction trigger the suite knows: {honoured}")

@@ -24,6 +24,7 @@ from ._kit import (
     calling,
     consultations,
     consulting,
+    declaration_of,
     declares,
     premise,
     text,
@@ -56,7 +57,7 @@ async def told_after(
     an answer offered, until it is told about the tool that ran (or has asked enough)."""
     premise(
         "self-explain.trace-tools-say-so",
-        bool(getattr(implementation, "trace_tool", None)),
+        declaration_of(implementation).trace_tool is not None,
         "the implementation declares self_explain but names no trace tool",
     )
     tool = trace_tool_of(implementation)

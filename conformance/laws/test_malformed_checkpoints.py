@@ -32,6 +32,7 @@ from ._kit import (
     RunOutcome,
     ScriptedProvider,
     ToolCalls,
+    declaration_of,
     declares,
     roundtrip,
     text,
@@ -347,7 +348,7 @@ async def test_a_checkpoint_with_a_number_off_by_one_never_reaches_the_model_bro
 ) -> None:
     compacted = conversation == "compacted"
     if compacted:
-        honoured = tuple(getattr(implementation, "compaction_triggers", None) or ("turns",))
+        honoured = declaration_of(implementation).compaction_triggers
         if not declares(implementation, Capability.COMPACTION) or "turns" not in honoured:
             pytest.skip(f"{NOT_APPLICABLE_PREFIX}a compacted checkpoint needs compaction by turns")
         if not declares(implementation, Capability.FOLLOW_UP):

@@ -26,6 +26,7 @@ from ._kit import (
     ScriptedProvider,
     Text,
     ToolCalls,
+    declaration_of,
     is_summary_call,
     long_turn,
     next_turn,
@@ -201,7 +202,7 @@ ANSWERS = ["Booked.", "Three it is.", "Moved to Saturday.", "At seven."]
 async def test_a_folded_span_travels_with_the_checkpoint(
     fake: ScriptedProvider, new_agent: AgentFactory, implementation: Implementation, trigger: str
 ) -> None:
-    honoured = tuple(getattr(implementation, "compaction_triggers", None) or ("turns",))
+    honoured = declaration_of(implementation).compaction_triggers
     if trigger not in honoured:
         pytest.skip(
             f"{NOT_APPLICABLE_PREFIX}compaction triggered by {trigger}: the implementation "

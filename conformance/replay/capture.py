@@ -21,9 +21,10 @@ from typing import Any
 import pytest
 
 from .. import __version__
-from ..pytest_plugin import session_redactor
-from ..runner._run_state import COLLECTOR, SWEEP, law_ids
-from ..runner.outcomes import Outcome
+from ..redaction import session_redactor
+from ..runner._run_state import COLLECTOR, SWEEP
+from ..runner.selection import law_ids
+from ..verdicts import Outcome
 from ..wire import ScriptedProvider
 from .counters import counter_values
 from .hypothesis_examples import extract_example

@@ -30,7 +30,7 @@ from pydantic import (
     ValidationError,
 )
 
-from ..runner.outcomes import Outcome
+from ..verdicts import Outcome
 from ..wire.ir import Dialect
 
 MAX_REPRO_BYTES: Final = 64 * 1024 * 1024

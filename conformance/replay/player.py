@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._run import pytest_args
-from ..runner.collect import ResultsFileError, read_results
-from ..runner.outcomes import Outcome
 from ..runner.profiles import profile_problem
+from ..verdicts import Outcome, ResultsFileError, read_results
 from .hypothesis_examples import example_problem
 from .model import ReproError, ReproFile, TestRef, load_repro, source_sha256
 

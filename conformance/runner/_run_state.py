@@ -1,6 +1,6 @@
-"""What the conformance run keeps on pytest's config, and the laws an item checks.
+"""What the conformance run keeps on pytest's config.
 
-The plugin writes these; the stdio hooks, the fixtures and the repro capture read
+The plugin writes these; the fixtures, the xdist wiring and the repro capture read
 them. Keeping them here, apart from the plugin, lets each of those modules depend on
 the run's state without importing the plugin (and the plugin's imports of them
 without a cycle).
@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from ..adapter import Delivery, Implementation
+from ..redaction import ArtifactSweep
 from ..wire.ir import Dialect
 from .collect import Collector
-from .redacting import ArtifactSweep
 
 COLLECTOR = pytest.StashKey[Collector]()
 IMPLEMENTATION = pytest.StashKey[Implementation]()
@@ -22,11 +22,6 @@ DIALECTS = pytest.StashKey[list[Dialect]]()
 DELIVERIES = pytest.StashKey[list[Delivery]]()
 PROFILE_BEFORE = pytest.StashKey[str]()
 SWEEP = pytest.StashKey[ArtifactSweep]()
-
-
-def law_ids(item: pytest.Item) -> list[str]:
-    """The law ids an item's `law` markers name, in marker order."""
-    return [str(law_id) for marker in item.iter_markers("law") for law_id in marker.args]
 
 
 def dialects_for(config: pytest.Config) -> list[Dialect]:

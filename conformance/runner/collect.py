@@ -21,29 +21,32 @@ import pytest
 from pydantic import BaseModel
 
 from .. import __version__
-from ..adapter import Implementation
+from ..adapter import Implementation, declaration_of
 from ..errors import AdapterTimeout
-from .consequences import root_causes
+from ..verdicts import (
+    INFORMATION,
+    ExpectationsError,
+    Outcome,
+    ResultsFooter,
+    ResultsHeader,
+    TestRecord,
+    blamed_law,
+    classify,
+    clipped_failure,
+    law_outcomes,
+    load_expectations,
+    manifest_problems,
+    must_score,
+    red_reasons,
+    report_reason,
+    root_causes,
+    unmet_premise,
+)
 from .doors import missing_door_law, refused_act
-from .expectations import Expectation, ExpectationsError, load_expectations
-from .node_ids import normalized
-from .outcomes import INFORMATION, Outcome, TestRecord, blamed_law, classify, unmet_premise
-from .report_text import clipped_failure, failure_message, report_reason
-from .results_file import ResultsFile, ResultsFileError, ResultsFooter, ResultsHeader, read_results
-from .summary import markdown_report, must_score, terminal_table
-from .verdict import law_outcomes, manifest_problems, red_reasons
+from .reporting import markdown_report, terminal_table
+from .selection import normalized
 
-__all__ = [
-    "Collector",
-    "Expectation",
-    "ExpectationsError",
-    "Judgment",
-    "ResultsFile",
-    "ResultsFileError",
-    "law_outcomes",
-    "load_expectations",
-    "read_results",
-]
+__all__ = ["Collector", "Judgment"]
 
 
 @dataclass(frozen=True)
@@ -107,11 +110,12 @@ class Collector:
         """Law test reports pytest counts as failed (expected failures are not)."""
         self._results: IO[str] | None = None
         self._results_path = results
+        declared = declaration_of(implementation)
         self._header = ResultsHeader(
             suite_version=__version__,
             implementation=str(implementation.name),
-            implementation_version=_optional_str(getattr(implementation, "version", None)),
-            implementation_notes=[str(n) for n in getattr(implementation, "notes", ())],
+            implementation_version=declared.version,
+            implementation_notes=list(declared.notes),
             capabilities=sorted(str(c) for c in implementation.capabilities),
             dialects=self.dialects,
             deliveries=self.deliveries,
@@ -345,12 +349,22 @@ class Collector:
         return json.dumps(_clean(model.model_dump(mode="json"), text)) + "\n"
 
 
+def failure_message(excinfo: Any) -> str:
+    """What the failed check said: an assertion's message (with pytest's explanation of
+    the compared values), a `pytest.fail`'s reason, or any other error's type and text
+    (a fake's refusal the runtime raised as its own error). Empty without an error."""
+    error = getattr(excinfo, "value", None)
+    if not isinstance(error, BaseException):
+        return ""
+    if isinstance(error, pytest.fail.Exception):
+        return str(error.msg)
+    if isinstance(error, AssertionError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
 def _unchanged(text: str) -> str:
     return text
-
-
-def _optional_str(value: object) -> str | None:
-    return None if value is None else str(value)
 
 
 def _clean_text(text: str) -> str:

@@ -1,4 +1,5 @@
-"""Which door an adapter call went through, and the law each door answers to.
+"""Which door an adapter call went through, the law each door answers to, and every
+call's deadline.
 
 The guard notes on what a call raised the door it came through (`note_door`), so the
 runner can say what happened in the law's words and charge it to the right law:
@@ -15,16 +16,23 @@ runner can say what happened in the law's words and charge it to the right law:
 reads it, rather than in laws.toml: it is a charging rule of the runner (a law's entry
 says what the law needs, not which adapter call a failure of the harness's protocol is
 blamed on), and it is keyed by the op tables' doors, which laws.toml does not know.
+
+Every door's call has a deadline, and one keeper: the guard, or an implementation that
+keeps its own (`OwnsCallDeadline`: a `cmd:` adapter's connector, which alone can stop
+the adapter that missed it). The guards (`guard.py`) and the fixtures' own calls share
+`within_deadline`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal, Protocol, TypeVar, runtime_checkable
 
 from ..adapter import Refused, RunFailed
-from ..errors import DeclaredButMissing
+from ..errors import AdapterTimeout, DeclaredButMissing
 from ..registry import SMOKE_LAW, law
 
 _NOTE = "_turnlaw_door"
@@ -129,11 +137,71 @@ def missing_door_law(error: BaseException | None, declared: frozenset[str]) -> s
     return law_id
 
 
+T = TypeVar("T")
+
+
+@runtime_checkable
+class OwnsCallDeadline(Protocol):
+    """An implementation that enforces each call's deadline itself (the same
+    `--call-timeout` times `--timeout-multiplier`) and cleans up after a miss: the
+    guard then sets no deadline of its own."""
+
+    owns_call_deadline: Literal[True]
+
+
+async def within_deadline(
+    name: str,
+    call: Awaitable[T],
+    timeout: float | None,
+    declared: frozenset[str],
+    *,
+    door: Door | None = None,
+) -> T:
+    """Await one adapter call under its deadline (None: the implementation keeps it),
+    translating the two ways it can fail that are the harness's business. What it
+    raises is noted with `door` (doors.py), so the runner can say which call a refusal
+    or a missing door came from."""
+    try:
+        return await _within(name, call, timeout, declared)
+    except Exception as error:
+        if door is not None:
+            note_door(error, door)
+        raise
+
+
+async def _within(
+    name: str, call: Awaitable[T], timeout: float | None, declared: frozenset[str]
+) -> T:
+    try:
+        return await asyncio.wait_for(call, timeout)
+    except TimeoutError as error:
+        if isinstance(error, AdapterTimeout) or timeout is None:
+            raise  # already a deadline's own report (the implementation's, if it keeps it)
+        raise AdapterTimeout(
+            f"Timeout: the adapter's {name}() did not return within {timeout:g} s "
+            "(raise --call-timeout or --timeout-multiplier if the runtime is just slow)"
+        ) from None
+    except NotImplementedError as error:
+        raise DeclaredButMissing(
+            f"{name}() raised NotImplementedError, but the implementation declares "
+            f"{sorted(declared)}: a declared capability must work, or be left out "
+            "(then its laws are NOT_APPLICABLE)"
+        ) from error
+
+
+HOST_START_FACTOR = 4
+"""A host start gets this many call deadlines: it is a process of its own, importing as
+much as an adapter does (a stdio connector gives it its start-up deadline likewise)."""
+
+
 __all__ = [
     "DOOR_LAWS",
+    "HOST_START_FACTOR",
     "Door",
+    "OwnsCallDeadline",
     "door_of",
     "missing_door_law",
     "note_door",
     "refused_act",
+    "within_deadline",
 ]

@@ -38,13 +38,12 @@ from ..adapter import (
 )
 from ..errors import AdapterContractError
 from ..hosting import HostClient, HostClientFactory, HostReply, SeedWireCaller
-from ..pytest_plugin import session_redactor
+from ..redaction import session_redactor
+from ..verdicts import INFORMATION, NOT_APPLICABLE_PREFIX, needs_sentence
 from ..wire import ScriptedProvider
 from ..wire.ir import Dialect
-from .capability_words import needs_sentence
-from .deadlines import within_deadline
+from .doors import within_deadline
 from .fixtures import FAKE_KEY
-from .outcomes import INFORMATION, NOT_APPLICABLE_PREFIX
 
 HOST_FIELDS = frozenset(HostSpec.model_fields) - {"agent"}
 

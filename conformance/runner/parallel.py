@@ -36,12 +36,11 @@ from typing import Any
 
 import pytest
 
-from ..pytest_plugin import session_redactor
+from ..redaction import session_redactor
 from ..registry import SMOKE_LAW
-from ._run_state import COLLECTOR, IMPLEMENTATION, SWEEP, law_ids
-from .node_ids import normalized
-from .outcomes import Outcome, TestRecord
-from .report_text import report_reason
+from ..verdicts import Outcome, TestRecord, report_reason
+from ._run_state import COLLECTOR, SWEEP
+from .selection import law_ids, normalized
 
 RECORDS = "turnlaw_records"
 """The report attribute carrying a worker's records of one phase: `[{"record": <the
@@ -86,17 +85,6 @@ def start(config: pytest.Config, smoke_wait: float) -> None:
     elif is_controller(config):
         controller = config.stash[_CONTROLLER] = Controller(config)
         config.pluginmanager.register(controller, "turnlaw-xdist-controller")
-        _stop_idle_adapter(config)
-
-
-def _stop_idle_adapter(config: pytest.Config) -> None:
-    """The controller runs no test: a `cmd:` adapter it started (for the name and
-    capabilities its report needs) is stopped now, not kept idle beside each worker's."""
-    from ..stdio.connector import StdioImplementation
-
-    implementation = config.stash.get(IMPLEMENTATION, None)
-    if isinstance(implementation, StdioImplementation):
-        implementation.stop()
 
 
 def send_judgment(

@@ -8,7 +8,6 @@ with "adapter broken" when it fails, and reports one outcome per law.
 
 from __future__ import annotations
 
-import importlib
 import os
 from pathlib import Path
 from typing import Any
@@ -16,17 +15,13 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from ..adapter import (
-    AgentIdPatternError,
-    Capability,
-    Implementation,
-    declared_agent_id_pattern,
-)
+from ..adapter import Implementation
+from ..connectors import Connection, ConnectorError, connect, connector_plugins
 from ..errors import AdapterGaveUp
-from ..pytest_plugin import session_redactor
-from ..registry import SMOKE_LAW, RegistryError, law
+from ..redaction import ArtifactSweep, ReportScrubber, learn_environment, session_redactor
+from ..registry import SMOKE_LAW, RegistryError, law, load_laws
+from ..verdicts import NOT_APPLICABLE_PREFIX, Outcome, known_premise_note, not_applicable_sentence
 from ..wire import ScriptedProvider
-from ..wire.ir import Dialect
 from ._run_state import (
     COLLECTOR,
     DELIVERIES,
@@ -36,25 +31,26 @@ from ._run_state import (
     SWEEP,
     deliveries_for,
     dialects_for,
-    law_ids,
 )
-from .capability_words import not_applicable_sentence
 from .collect import Collector, Judgment
-from .consequences import known_premise_note
-from .counts import JUDGED, PytestCounts
-from .deliveries import asked_deliveries, deliveries_to_run, not_offered
-from .node_ids import suite_test_id
-from .outcomes import NOT_APPLICABLE_PREFIX, Outcome
 from .parallel import is_controller, is_worker, send_judgment
 from .parallel import start as start_parallel
 from .profiles import register_profiles
-from .redacting import ArtifactSweep, ReportScrubber, learn_environment
+from .reporting import JUDGED, PytestCounts
+from .selection import (
+    asked_deliveries,
+    asked_dialects,
+    deliveries_to_run,
+    dialects_to_run,
+    law_ids,
+    not_offered,
+    select_laws,
+    suite_test_id,
+)
 
 register_profiles()  # before --hypothesis-profile is read; tests/conftest.py relies on it
 
 DEFAULT_IMPL = "reference_impl.adapter:implementation"
-REFERENCE_SDKS = frozenset({"openai", "anthropic"})
-"""What the reference runtime imports that the suite does not (the `reference` extra)."""
 DEFAULT_CALL_TIMEOUT = 30.0
 COUNTS = "turnlaw-pytest-counts"
 REPORT_FILES = ("--results", "--report-md", "--adapter-stderr", "xmlpath")
@@ -64,15 +60,15 @@ DEFAULT_TEST_TIMEOUT = 240.0
 itself, where no per-call deadline can fire. Scaled by --timeout-multiplier; a timeout
 the user configured for pytest-timeout wins."""
 
-# The law fixtures; options and report labels for `--impl cmd:...` adapters; repro files
-# of failing tests; a failure pytest cannot render still reported; a bounded shrink.
+# The reports and a failure pytest cannot render; the profiles' bounded shrink; the law
+# fixtures; each connector's options and report hooks (`--impl cmd:...` adapters' labels);
+# repro files of failing tests.
 pytest_plugins = (
-    "conformance.runner.unrendered",
-    "conformance.runner.shrinking",
+    "conformance.runner.reporting",
+    "conformance.runner.profiles",
     "conformance.runner.fixtures",
     "conformance.runner.host_fixtures",
-    "conformance.runner.session_fixtures",
-    "conformance.stdio.runner_hooks",
+    *connector_plugins(),
     "conformance.replay.capture",
 )
 
@@ -91,6 +87,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--deliveries",
         default="all",
         help="comma-separated deliveries to run, stream and/or whole (default: all it offers)",
+    )
+    group.addoption(
+        "--law",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only the tests of this law (an id: run.no-history) or family (a prefix "
+        "ending in '.': hosting.); repeatable",
     )
     group.addoption("--results", type=Path, help="write the results JSONL here")
     group.addoption("--report-md", type=Path, help="write the per-law Markdown matrix here")
@@ -115,50 +119,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def load_implementation(spec: str, config: pytest.Config | None = None) -> Implementation:
-    """`module:attr` -> the Implementation, or a UsageError that says what is wrong.
-    `cmd:<command line>` starts a stdio adapter (conformance.stdio) for the session."""
-    if spec.startswith("cmd:"):
-        from ..stdio.runner_hooks import command_implementation
-
-        return command_implementation(spec, config)
-    module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
-        raise pytest.UsageError(f"--impl {spec!r}: expected 'module:attribute'")
+    """`--impl spec` -> the Implementation its connector makes (conformance.connectors:
+    `module:attr` in this process, `cmd:<command line>` a stdio adapter for the
+    session), or a UsageError that says what is wrong."""
+    runs_tests = config is None or not is_controller(config)
     try:
-        module = importlib.import_module(module_name)
-    except Exception as error:
-        sdk = error.name if isinstance(error, ImportError) else None
-        hint = ""
-        if module_name.startswith("reference_impl") and sdk in REFERENCE_SDKS:
-            hint = (
-                "; the bundled reference runtime needs the official SDKs: install "
-                "'turnlaw[reference]', or, where your framework pins other SDK versions, "
-                "run the reference from an environment of its own through cmd: (see "
-                "'Installing beside your framework' in docs/suite.md); pass --impl for "
-                "your own runtime (the suite itself needs no SDK)"
-            )
-        raise pytest.UsageError(
-            f"--impl {spec!r}: cannot import {module_name}: {error!r}{hint}"
-        ) from error
-    try:
-        implementation = getattr(module, attr)
-    except AttributeError:
-        raise pytest.UsageError(
-            f"--impl {spec!r}: {module_name} has no attribute {attr!r}"
-        ) from None
-    if not isinstance(implementation, Implementation):
-        raise pytest.UsageError(
-            f"--impl {spec!r}: not an Implementation (needs name, capabilities and an async "
-            "create_agent(spec)); see conformance.adapter"
-        )
-    unknown = {str(c) for c in implementation.capabilities} - {c.value for c in Capability}
-    if unknown:
-        raise pytest.UsageError(f"--impl {spec!r}: unknown capabilities {sorted(unknown)}")
-    try:
-        declared_agent_id_pattern(implementation)
-    except AgentIdPatternError as error:
-        raise pytest.UsageError(f"--impl {spec!r}: {error}") from None
-    return implementation
+        return connect(spec, Connection(config=config, runs_tests=runs_tests))
+    except ConnectorError as error:
+        raise pytest.UsageError(str(error)) from error
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -217,38 +185,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         settings.load_profile(before)
 
 
-def asked_dialects(option: str) -> frozenset[Dialect] | None:
-    """`--dialects`: None for `all`, else the dialects it names (a UsageError for a name
-    that is none, or for naming nothing)."""
-    if option.strip() == "all":
-        return None
-    names = [name.strip() for name in option.split(",") if name.strip()]
-    known = ", ".join(d.value for d in Dialect)
-    if not names:
-        raise pytest.UsageError(f"--dialects {option!r} names no dialect; known: all, {known}")
-    unknown = [name for name in names if name not in {d.value for d in Dialect}]
-    if unknown:
-        raise pytest.UsageError(f"--dialects: unknown dialect {unknown[0]!r}; known: all, {known}")
-    return frozenset(Dialect(name) for name in names)
-
-
-def dialects_to_run(
-    implementation: Implementation, wanted: frozenset[Dialect] | None
-) -> list[Dialect]:
-    """The dialects every law runs in: those asked for that the implementation offers.
-    None is a UsageError: a run with no dialect would judge no law."""
-    offered = set(getattr(implementation, "dialects", frozenset({Dialect.OPENAI_CHAT})))
-    chosen = [d for d in Dialect if d in offered and (wanted is None or d in wanted)]
-    if not chosen:
-        has = ", ".join(d.value for d in Dialect if d in offered) or "no dialect at all"
-        asked = "all" if wanted is None else ", ".join(d.value for d in Dialect if d in wanted)
-        raise pytest.UsageError(
-            f"--impl {implementation.name!r} offers none of the dialects asked for "
-            f"(--dialects {asked}); it offers {has}"
-        )
-    return chosen
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "dialect" in metafunc.fixturenames:
         dialects = dialects_for(metafunc.config)
@@ -265,6 +201,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 law(law_id)
             except RegistryError as error:
                 raise pytest.UsageError(f"{item.nodeid}: {error}") from error
+    select_laws(config, items, load_laws())
     items.sort(key=lambda item: SMOKE_LAW not in law_ids(item))  # stable: smoke first
     if config.pluginmanager.hasplugin("timeout") and not _timeout_configured(config):
         seconds = DEFAULT_TEST_TIMEOUT * config.getoption("--timeout-multiplier")

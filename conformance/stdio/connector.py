@@ -72,9 +72,9 @@ REPLY_TIMEOUT = 30.0
 """Seconds for one reply, before --timeout-multiplier. A run is a few model calls
 against a local fake; a held run is released by the test within a second."""
 START_TIMEOUT = 120.0
-"""Seconds for the `start` reply. Starting a runtime may import large SDKs (the
-reference's take ~5 s idle, and over 60 s were seen with four suites starting at once
-on a loaded 2-core machine); it happens once a session, so generosity costs nothing."""
+"""Seconds for the `start` reply. Starting a runtime may import large SDKs, and suites
+starting at once on a shared machine wait for each other; it happens once a session, so
+generosity costs nothing."""
 MAX_RESTARTS = 2
 
 Build = Callable[[int], Any]

@@ -16,7 +16,7 @@ import asyncio
 import sys
 import threading
 import traceback
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import from_json
@@ -30,6 +30,7 @@ from ..adapter import (
     SESSION,
     AgentUnderTest,
     BackendUnderTest,
+    CompactionTrigger,
     Delivery,
     HostStarted,
     HostUnderTest,
@@ -38,6 +39,7 @@ from ..adapter import (
     Refused,
     RunFailed,
     SessionUnderTest,
+    declaration_of,
 )
 from ..wire.ir import Dialect
 from ._reply_line import summary
@@ -122,23 +124,23 @@ class _Server:
 
     async def dispatch(self, request: Request) -> Any:
         if isinstance(request, StartRequest):
-            dialects = getattr(self.implementation, "dialects", frozenset({Dialect.OPENAI_CHAT}))
-            deliveries = getattr(self.implementation, "deliveries", frozenset({Delivery.STREAM}))
+            declared = declaration_of(self.implementation)
             return StartResult(
                 implementation=self.info,
                 capabilities=sorted(self.implementation.capabilities),
-                dialects=[d for d in Dialect if d in dialects],
-                deliveries=[d for d in Delivery if d in deliveries],
-                trace_tool=getattr(self.implementation, "trace_tool", None),
-                trace_activation=getattr(self.implementation, "trace_activation", None),
-                compaction_triggers=list(
-                    getattr(self.implementation, "compaction_triggers", ("turns",))
+                dialects=[d for d in Dialect if d in declared.dialects],
+                deliveries=[d for d in Delivery if d in declared.deliveries],
+                trace_tool=declared.trace_tool,
+                trace_activation=declared.trace_activation,
+                # as declared: StartResult's own validation is the check, as for a cmd: reply
+                compaction_triggers=cast(
+                    list[CompactionTrigger], list(declared.compaction_triggers)
                 ),
-                agent_id_pattern=getattr(self.implementation, "agent_id_pattern", None),
-                notes=[str(note) for note in getattr(self.implementation, "notes", ())],
+                agent_id_pattern=cast("str | None", declared.agent_id_pattern),
+                notes=list(declared.notes),
                 # serve knows every field of its suite; an implementation written
                 # against an older revision says so
-                revision=getattr(self.implementation, "revision", REVISION),
+                revision=REVISION if declared.revision is None else declared.revision,
             )
         if isinstance(request, StopRequest):
             await self.close_all()

@@ -20,7 +20,7 @@ def test_a_cycle_is_found_when_there_is_one() -> None:
 
 def test_lazy_imports_count_and_type_checking_imports_do_not() -> None:
     edges = graph("conformance")
-    # conformance.runner.plugin imports the stdio hooks inside a function: an edge
-    assert "conformance.stdio.runner_hooks" in edges["conformance.runner.plugin"]
+    # conformance.runner.plugin imports the fixtures inside a function: an edge
+    assert "conformance.runner.fixtures" in edges["conformance.runner.plugin"]
     # conformance.stdio._agent names the connector only under TYPE_CHECKING: none
     assert "conformance.stdio.connector" not in edges["conformance.stdio._agent"]

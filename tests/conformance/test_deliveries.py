@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, read_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 SMOKE = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--pyargs", "conformance.laws.test_smoke"]

@@ -17,9 +17,8 @@ import pytest
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
 from conformance.runner.plugin import exit_status
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.suite_args import HANG_DEADLINE, PLUGIN_ARGS, nested_suite
 
 PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--deliveries", "stream"]

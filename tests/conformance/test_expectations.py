@@ -11,9 +11,7 @@ import pytest
 import conformance.runner.plugin  # noqa: F401
 import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
-from conformance.runner.collect import read_results
-from conformance.runner.expectations import ExpectationsError, load_expectations
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import ExpectationsError, Outcome, load_expectations, read_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 # Imported here so each nested run does not import the SDKs again (see test_runner.py).

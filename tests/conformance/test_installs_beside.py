@@ -36,7 +36,7 @@ def test_the_suite_the_fake_and_the_stdio_connector_import_without_an_sdk() -> N
         import conformance.adapter, conformance.catalog, conformance.errors
         import conformance.laws._kit, conformance.runner.plugin, conformance.stdio
         import conformance.wire, conformance.wire.in_process, conformance.wire.loopback
-        import conformance.matrix, conformance.replay.player
+        import conformance.verdicts.matrix, conformance.replay.player
         print("imported")
         """
     )

@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import matrix
 from conformance.__main__ import main
-from conformance.runner.expectations import Expectation
-from conformance.runner.outcomes import Outcome
-from conformance.runner.outcomes import TestRecord as Record
+from conformance.verdicts import Expectation, Outcome, matrix
+from conformance.verdicts import TestRecord as Record
 from tests.harness.results_files import record, write_results
 
 LAWS_RUN = {

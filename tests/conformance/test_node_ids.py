@@ -11,8 +11,8 @@ import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 import reference_impl.adapter  # noqa: F401
-from conformance.runner.collect import read_results
-from conformance.runner.node_ids import normalized
+from conformance.runner.selection import normalized
+from conformance.verdicts import read_results
 from tests.harness.results_files import RED_RUN
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome, classify, worst
+from conformance.verdicts import NOT_APPLICABLE_PREFIX, Outcome, classify, worst
 
 
 @pytest.mark.parametrize(

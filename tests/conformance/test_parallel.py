@@ -21,8 +21,7 @@ import pytest
 
 from conformance.__main__ import main as conformance_cli
 from conformance.runner import parallel
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.suite_args import PLUGIN_ARGS
 
 REPOSITORY = Path(__file__).resolve().parents[2]

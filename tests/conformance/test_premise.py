@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.laws._kit import PremiseNotMet, premise
-from conformance.runner.outcomes import Outcome, classify
+from conformance.verdicts import Outcome, classify
 
 
 def test_a_premise_that_holds_is_silent() -> None:

@@ -15,12 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance import verdicts
 from conformance.__main__ import main as conformance_cli
-from conformance.matrix import column_from_results
-from conformance.runner import outcomes as verdicts
-from conformance.runner.collect import read_results
-from conformance.runner.consequences import consequence_note, root_causes
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, consequence_note, read_results, root_causes
+from conformance.verdicts.matrix import column_from_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 WINDOW, NO_TRIM = "pending.refuses-new-message", "pending.refusal-kind"

@@ -11,17 +11,17 @@ import pytest
 
 import conformance.runner.plugin  # noqa: F401
 import reference_impl.adapter  # noqa: F401
-from conformance import matrix
 from conformance.__main__ import main
 from conformance.lawdoc import LAWS_DOC, law_lines, laws_markdown
-from conformance.runner.capability_words import (
+from conformance.verdicts import (
+    Outcome,
+    markdown_cell,
+    matrix,
     needed_capabilities,
     needs_sentence,
     not_applicable_in_words,
+    read_results,
 )
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
-from conformance.runner.report_text import markdown_cell
 from tests.conformance.test_runner import REFERENCE_WRAPPER
 from tests.harness.results_files import record, write_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite

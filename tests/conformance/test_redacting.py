@@ -10,8 +10,7 @@ from types import SimpleNamespace
 import pytest
 from _pytest._code.code import ExceptionInfo
 
-from conformance.redaction import REDACTED, Redactor
-from conformance.runner.redacting import ArtifactSweep, learn_environment, scrub_report
+from conformance.redaction import REDACTED, ArtifactSweep, Redactor, learn_environment, scrub_report
 
 KEY = "tl-live-0123456789abcdef"
 

@@ -13,8 +13,7 @@ import pytest
 
 import conformance.runner.plugin  # noqa: F401
 import reference_impl.adapter  # noqa: F401
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, read_results
 from tests.harness.results_files import record, write_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 

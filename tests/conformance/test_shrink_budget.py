@@ -18,10 +18,8 @@ from hypothesis import Phase, settings
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 import reference_impl.adapter  # noqa: F401
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
-from conformance.runner.profiles import SHRINK_BUDGETS
-from conformance.runner.shrinking import LIMITS, asked_budget, bounded_shrinking
+from conformance.runner.profiles import LIMITS, SHRINK_BUDGETS, asked_budget, bounded_shrinking
+from conformance.verdicts import Outcome, read_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 LAW = "mismatch.refuses-another-agents-conversation"

@@ -15,8 +15,7 @@ import conformance.runner.plugin  # noqa: F401  (kept imported across nested run
 import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import CLOSED_PIPE
 from conformance.__main__ import main as conformance_cli
-from conformance.runner.outcomes import Outcome
-from conformance.runner.summary import excluded_must_laws, skipped_cells
+from conformance.verdicts import Outcome, excluded_must_laws, skipped_cells
 from tests.harness.results_files import record, write_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 

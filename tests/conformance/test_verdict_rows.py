@@ -8,14 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from conformance import matrix
 from conformance.__main__ import main as conformance_cli
 from conformance.runner.collect import Collector
-from conformance.runner.expectations import Expectation
-from conformance.runner.outcomes import Outcome, law_verdict
-from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
-from conformance.runner.results_file import read_results
-from conformance.runner.verdict import beside_note
+from conformance.verdicts import (
+    Expectation,
+    Outcome,
+    beside_note,
+    law_verdict,
+    matrix,
+    read_results,
+)
+from conformance.verdicts import TestRecord as Record  # not collected as a test class
 from tests.harness.results_files import record, write_results
 
 LAW = "follow-up.shows-last-answer"

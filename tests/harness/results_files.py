@@ -9,10 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from conformance import __version__
-from conformance.runner.expectations import Expectation
-from conformance.runner.outcomes import Outcome, TestRecord
-from conformance.runner.results_file import ResultsFooter, ResultsHeader
-from conformance.runner.verdict import law_outcomes, manifest_problems, red_reasons
+from conformance.verdicts import (
+    Expectation,
+    Outcome,
+    ResultsFooter,
+    ResultsHeader,
+    TestRecord,
+    law_outcomes,
+    manifest_problems,
+    red_reasons,
+)
 from tests.suite_args import PLUGIN_ARGS
 
 

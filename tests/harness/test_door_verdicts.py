@@ -19,9 +19,8 @@ import reference_impl.adapter  # noqa: F401
 from conformance.adapter import AGENT, BACKEND, HOST, SESSION, RefusalKind, Refused, RunFailed
 from conformance.errors import DeclaredButMissing
 from conformance.registry import load_laws
-from conformance.runner.collect import ResultsFile, read_results
 from conformance.runner.doors import DOOR_LAWS, Door, missing_door_law, note_door, refused_act
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 PLUGIN = [*PLUGIN_ARGS, "--dialects", "openai-chat", "--deliveries", "stream"]

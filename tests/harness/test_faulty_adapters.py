@@ -19,8 +19,7 @@ import conformance
 import conformance.runner.plugin
 import reference_impl.adapter  # noqa: F401
 from conformance.__main__ import main as conformance_cli
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.suite_args import HANG_DEADLINE, PLUGIN_ARGS, nested_suite
 
 ROOT = Path(__file__).resolve().parents[2]

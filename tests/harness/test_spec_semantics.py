@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 RUNTIMES = Path(__file__).with_name("semantics_runtimes.py")

@@ -22,8 +22,7 @@ import pytest
 import examples.beside_openai2.adapter  # noqa: F401  (kept imported across nested runs)
 import tests.harness.stateful_runtime  # noqa: F401
 from conformance.registry import load_laws
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.harness.stateful_runtime import StatefulChat
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 

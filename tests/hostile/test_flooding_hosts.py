@@ -12,8 +12,7 @@ import pytest
 
 from benchmarks.flooding import DEADLINE, one_law_run
 from conformance.hosting import MAX_REPLY_BYTES
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, read_results
 
 
 def flooded_run(tmp_path: Path, mode: str) -> list[tuple[Outcome, str]]:

@@ -21,8 +21,7 @@ from hypothesis import strategies as st
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
 import reference_impl.adapter  # noqa: F401
 from conformance.registry import load_laws
-from conformance.runner.expectations import EXPECTABLE, ExpectationsError, load_expectations
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import EXPECTABLE, ExpectationsError, Outcome, load_expectations
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 

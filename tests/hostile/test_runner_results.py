@@ -27,13 +27,11 @@ from hypothesis import strategies as st
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across the nested runs)
 import reference_impl.adapter  # noqa: F401
+from conformance import verdicts as outcomes
 from conformance.__main__ import main as conformance_cli
 from conformance._unicode_text import unicode_text
 from conformance.registry import load_laws
-from conformance.runner import outcomes
-from conformance.runner.expectations import Expectation
-from conformance.runner.outcomes import Outcome
-from conformance.runner.results_file import ResultsFileError, read_results
+from conformance.verdicts import Expectation, Outcome, ResultsFileError, read_results
 from tests.harness.results_files import GREEN_RUN, RED_RUN, real_results, results_lines
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 

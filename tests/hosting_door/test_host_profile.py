@@ -20,9 +20,8 @@ from conformance.adapter import (
 from conformance.errors import AdapterContractError
 from conformance.hosting import UNANSWERED, HostReply, NotTheWire, assert_said
 from conformance.runner.host_fixtures import wire_profile
-from conformance.runner.outcomes import Outcome
-from conformance.runner.outcomes import TestRecord as Record  # not collected as a test class
-from conformance.runner.summary import information_lines
+from conformance.verdicts import Outcome, information_lines
+from conformance.verdicts import TestRecord as Record  # not collected as a test class
 
 OWN = HostWireProfile(
     answered=[AnswerWay(status=[200], text="/reply/text")],

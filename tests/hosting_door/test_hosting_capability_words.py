@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from conformance.adapter import Capability
-from conformance.matrix import _cell
-from conformance.runner.capability_words import (
+from conformance.verdicts import (
+    NOT_APPLICABLE_PREFIX,
+    Outcome,
     needed_capabilities,
     needs_sentence,
     not_applicable_in_words,
 )
-from conformance.runner.outcomes import NOT_APPLICABLE_PREFIX, Outcome
+from conformance.verdicts.matrix import _cell
 
 HOSTING = [c.value for c in Capability if c.value.startswith("hosting")]
 

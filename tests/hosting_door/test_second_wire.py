@@ -20,8 +20,7 @@ import pytest
 import conformance
 from conformance.adapter import profile_differences
 from conformance.registry import load_laws
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 from tests.harness.second_wire import SECOND_WIRE_PROFILE
 from tests.rogues.kill import law_modules
 

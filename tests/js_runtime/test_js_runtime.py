@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, read_results
 from tests.suite_args import SUITE_COMMAND
 
 ROOT = Path(__file__).parents[2]

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import conformance
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, read_results
 
 from .catalog import ROOT, Mutant
 

@@ -22,8 +22,7 @@ from functools import cache
 from pathlib import Path
 
 from conformance.registry import Level, load_laws
-from conformance.runner.collect import ResultsFile, read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, ResultsFile, read_results
 
 from .gallery import REFERENCE_SPEC, ROGUES
 from .rogue import Surface

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.registry import load_laws
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome
 
 from .gallery import ROGUES
 from .kill import DIALECTS, REFERENCE, SHRINK_JOB, KillRun, shrunk_steps

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome
 
 from .gallery import ROGUES, Rogue
 from .kill import (

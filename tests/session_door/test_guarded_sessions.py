@@ -26,8 +26,7 @@ from conformance.adapter import (
     ToolCallEvent,
 )
 from conformance.errors import AdapterContractError, AdapterTimeout, DeclaredButMissing
-from conformance.runner.guard import GuardedImplementation
-from conformance.runner.session_guard import GuardedBackend, GuardedSession
+from conformance.runner.guard import GuardedBackend, GuardedImplementation, GuardedSession
 
 from .double import DoubleSessions
 

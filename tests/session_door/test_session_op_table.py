@@ -20,9 +20,8 @@ from conformance.adapter import (
     SessionUnderTest,
     session_call_deadline,
 )
-from conformance.runner.guard import GuardedImplementation
-from conformance.runner.session_fixtures import BackendHandle
-from conformance.runner.session_guard import GuardedBackend, GuardedSession
+from conformance.runner.fixtures import BackendHandle
+from conformance.runner.guard import GuardedBackend, GuardedImplementation, GuardedSession
 from conformance.stdio import StdioBackend, StdioImplementation, StdioSession
 from conformance.stdio import protocol as p
 from tests.stdio.test_op_table import _assert_signature_is_the_op, _declared_methods

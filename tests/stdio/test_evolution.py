@@ -25,11 +25,10 @@ from conformance.adapter import (
     added_field,
 )
 from conformance.adapter._evolution import closed_fields, wire_data
-from conformance.runner.collect import read_results
 from conformance.runner.guard import GuardedImplementation
-from conformance.runner.outcomes import Outcome
 from conformance.stdio import protocol as p
 from conformance.stdio.serve import serve_async
+from conformance.verdicts import Outcome, read_results
 from tests.suite_args import PLUGIN_ARGS, nested_suite
 
 from .strict_adapter import unknown

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
+from conformance.verdicts import Outcome, read_results
 from tests.suite_args import HANG_DEADLINE, PLUGIN_ARGS
 
 from .conftest import faulty_argv

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 import conformance.runner.plugin  # noqa: F401  (kept imported across nested runs)
-from conformance.runner.collect import read_results
-from conformance.runner.outcomes import Outcome
-from conformance.stdio.runner_hooks import byte_size
+from conformance.stdio.plugin import byte_size
+from conformance.verdicts import Outcome, read_results
 from tests.suite_args import PLUGIN_ARGS
 
 from .conftest import faulty_argv

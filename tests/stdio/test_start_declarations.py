@@ -42,7 +42,7 @@ def test_a_start_reply_without_them_declares_none(start_faulty: Start) -> None:
 
 
 def test_a_cmd_adapters_notes_reach_the_results_header(pytester: pytest.Pytester) -> None:
-    from conformance.runner.collect import read_results
+    from conformance.verdicts import read_results
 
     run_smoke(pytester, "declares")
     header = read_results(pytester.path / "results.jsonl").header

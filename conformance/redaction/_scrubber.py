@@ -1,17 +1,5 @@
-"""One scrubber for every secret a run has seen, applied to everything the run writes.
-
-The fake provider learns credentials from what runtimes send it (every credential-bearing
-header, Basic auth, cookies, query strings) and the suite teaches it the keys it hands to
-adapters; `scrub_text` / `scrub_data` then replace each secret in every form it is likely
-to take in an artifact — as sent, JSON-escaped (both `ensure_ascii` forms) and URL-encoded
-— plus well-known key shapes (`sk-…`) that were never learned. One Redactor is shared by
-every provider of a pytest session (`conformance.pytest_plugin.session_redactor`), so a key
-seen in one test is scrubbed from every later artifact.
-
-Limits, by design: secrets shorter than `MIN_SECRET_LENGTH` are not learned (test keys like
-"k" would shred ordinary words); a key the runtime transforms (hashes, base64-encodes,
-truncates, splits) is not recognised; a key that reaches the provider only inside a body,
-never in a header or query string and never taught, is found only by its shape.
+"""The scrubber: a Redactor learns secrets and replaces each in every form it is
+likely to take in an artifact (the package's docstring says which, and its limits).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from ..adapter import Capability
-from .outcomes import NOT_APPLICABLE_PREFIX
+from ._outcomes import NOT_APPLICABLE_PREFIX
 
 _NAME = r"[a-z_]+"
 _SENTENCE = re.compile(

@@ -20,9 +20,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..registry import load_laws
-from .expectations import Expectation
-from .outcomes import Outcome, TestRecord
-from .verdict import law_outcomes, manifest_problems, red_reasons
+from ._expectations import Expectation
+from ._outcomes import Outcome, TestRecord
+from ._verdict import law_outcomes, manifest_problems, red_reasons
 
 
 class ResultsFileError(ValueError):

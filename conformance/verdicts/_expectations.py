@@ -30,8 +30,8 @@ from pydantic import (
 )
 
 from ..registry import load_laws
-from .outcomes import Outcome
-from .pins import FrameworkPin, pin_problem
+from ._outcomes import Outcome
+from ._pins import FrameworkPin, pin_problem
 
 EXPECTABLE = (Outcome.FAIL, Outcome.NOT_APPLICABLE)
 """The outcomes a manifest entry may name."""

@@ -23,10 +23,10 @@ import sys
 from pathlib import Path
 
 from ..lawdoc import law_lines, law_location
-from .consequences import consequence_note, root_causes
-from .results_file import ResultsFileError, read_results
-from .summary import information_lines, not_applicable_lines
-from .verdict import beside_note, rows_beside
+from ._consequences import consequence_note, root_causes
+from ._results_file import ResultsFileError, read_results
+from ._summary import information_lines, not_applicable_lines
+from ._verdict import beside_note, rows_beside
 
 EXIT_GREEN, EXIT_RED, EXIT_INCOMPLETE, EXIT_UNREADABLE = 0, 1, 2, 3
 

@@ -12,22 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-
-def failure_message(excinfo: Any) -> str:
-    """What the failed check said: an assertion's message (with pytest's explanation of
-    the compared values), a `pytest.fail`'s reason, or any other error's type and text
-    (a fake's refusal the runtime raised as its own error). Empty without an error."""
-    error = getattr(excinfo, "value", None)
-    if not isinstance(error, BaseException):
-        return ""
-    if isinstance(error, pytest.fail.Exception):
-        return str(error.msg)
-    if isinstance(error, AssertionError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
-
 
 def markdown_cell(text: str) -> str:
     """`text` inside one cell of a Markdown table: its lines kept as `<br>`, and nothing a

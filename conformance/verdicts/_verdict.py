@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
 
-from .expectations import Expectation
-from .outcomes import UNJUDGING, Outcome, TestRecord, law_verdict
+from ._expectations import Expectation
+from ._outcomes import UNJUDGING, Outcome, TestRecord, law_verdict
 
 RED = (Outcome.ERROR, Outcome.TIMEOUT, Outcome.FAIL, Outcome.XPASS)
 """Law outcomes that fail a run, whatever the manifest says."""

@@ -21,12 +21,12 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .registry import Level, load_laws
-from .runner.capability_words import needed_capabilities
-from .runner.collect import ResultsFileError, read_results
-from .runner.consequences import consequence_note, known_premise_note, root_causes
-from .runner.outcomes import NOT_APPLICABLE_PREFIX, UNJUDGING, Outcome, law_verdict
-from .runner.verdict import beside_note, tolerated
+from ..registry import Level, load_laws
+from ._capability_words import needed_capabilities
+from ._consequences import consequence_note, known_premise_note, root_causes
+from ._outcomes import NOT_APPLICABLE_PREFIX, UNJUDGING, Outcome, law_verdict
+from ._results_file import ResultsFileError, read_results
+from ._verdict import beside_note, tolerated
 
 COLUMNS = {
     "reference": "nox -s conformance",

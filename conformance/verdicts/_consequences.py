@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
 from ..registry import load_laws
-from .outcomes import Outcome, TestRecord
+from ._outcomes import Outcome, TestRecord
 
 FAILED = (Outcome.FAIL, Outcome.XFAIL)
 """What a root cause's own outcome is: it failed, expected or not."""

@@ -1,4 +1,5 @@
-"""The conformance runner's side of `--impl cmd:...` (loaded by conformance.runner.plugin).
+"""The `cmd:` connector (conformance.connectors) and its pytest plugin, which the runner
+loads because the registry names it: the runner's side of `--impl cmd:...`.
 
 Options: `--validate-protocol` (check every message both ways against the protocol
 models), `--adapter-restarts N`, `--adapter-stderr FILE`, `--adapter-max-line SIZE`. The
@@ -21,6 +22,7 @@ from typing import Any
 import pytest
 
 from ..adapter import Implementation, Refused
+from ..connectors import Connection, ConnectorError
 from ..errors import AdapterFailure
 from .connector import (
     MAX_LINE,
@@ -81,26 +83,26 @@ def byte_size(text: str) -> int:
     return size
 
 
-def command_implementation(spec: str, config: pytest.Config | None) -> Implementation:
-    """Start the `cmd:` adapter for this session, or a UsageError saying why it cannot."""
+def command_implementation(spec: str, connection: Connection) -> Implementation:
+    """Start the `cmd:` adapter for this session, or a ConnectorError saying why it
+    cannot. An xdist controller's adapter only says what it is, and is stopped at once:
+    its workers start their own."""
+    config = connection.config
     options = ConnectorOptions()
     multiplier = float(config.getoption("--timeout-multiplier", default=1.0)) if config else 1.0
     if multiplier <= 0:
-        raise pytest.UsageError(f"--timeout-multiplier {multiplier:g}: must be more than 0")
+        raise ConnectorError(f"--timeout-multiplier {multiplier:g}: must be more than 0")
     if config is not None:
-        from ..runner.parallel import is_controller
-
         options = ConnectorOptions(
             # the runner's --call-timeout: the connector is its one enforcer for cmd:
             reply_timeout=float(config.getoption("--call-timeout", default=REPLY_TIMEOUT)),
             validate=bool(config.getoption("--validate-protocol", default=False)),
             max_restarts=int(config.getoption("--adapter-restarts", default=MAX_RESTARTS)),
-            # an xdist controller's adapter only says what it is, and is stopped: its
-            # workers' adapters write the log (and the file, made now, would move their
-            # rootdir: see Collector._open_results)
-            stderr_log=None
-            if is_controller(config)
-            else config.getoption("--adapter-stderr", default=None),
+            # an xdist controller's adapter writes no log: its workers' adapters do (and
+            # the file, made now, would move their rootdir: see Collector._open_results)
+            stderr_log=config.getoption("--adapter-stderr", default=None)
+            if connection.runs_tests
+            else None,
             max_line=int(config.getoption("--adapter-max-line", default=MAX_LINE)),
         ).scaled(multiplier)
     log = options.stderr_log
@@ -109,14 +111,17 @@ def command_implementation(spec: str, config: pytest.Config | None) -> Implement
             log.parent.mkdir(parents=True, exist_ok=True)
         implementation = StdioImplementation(parse_command(spec), options)
     except OSError as error:
-        raise pytest.UsageError(f"--adapter-stderr {log}: cannot write it: {error}") from None
+        raise ConnectorError(f"--adapter-stderr {log}: cannot write it: {error}") from None
     except CommandSpecError as error:
-        raise pytest.UsageError(str(error)) from error
+        raise ConnectorError(str(error)) from error
     except (AdapterFailure, Refused) as error:  # AdapterReportedError is a failure too
-        raise pytest.UsageError(
+        raise ConnectorError(
             f"--impl {spec!r}: the adapter did not start: {type(error).__name__}: {error}"
         ) from error
+    if not connection.runs_tests:
+        implementation.stop()
     if config is not None:
+        config.stash[_STARTED] = implementation
         config.add_cleanup(lambda: _stop(implementation))
     return implementation
 
@@ -126,13 +131,12 @@ def _stop(implementation: StdioImplementation) -> None:
 
 
 _STDERR_MARK = pytest.StashKey[int]()
+_STARTED = pytest.StashKey[StdioImplementation]()
+"""The adapter this run's `--impl cmd:` started, for the hooks below."""
 
 
 def _stdio_implementation(item: pytest.Item) -> StdioImplementation | None:
-    from ..runner._run_state import IMPLEMENTATION
-
-    implementation = item.config.stash.get(IMPLEMENTATION, None)
-    return implementation if isinstance(implementation, StdioImplementation) else None
+    return item.config.stash.get(_STARTED, None)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -201,4 +205,4 @@ def _adapter_failure(call: pytest.CallInfo[None]) -> AdapterFailure | None:
     return None
 
 
-__all__ = ["StdioImplementation", "command_implementation"]
+__all__ = ["byte_size", "command_implementation"]

@@ -1,11 +1,11 @@
-"""The runner's half of redaction: what the run knows is secret, and every artifact it
-writes scrubbed with it.
+"""A pytest session's redaction: its one Redactor, what the run knows is secret, and
+every artifact it writes scrubbed with it.
 
-The fake provider's Redactor (`conformance.redaction`, one per pytest session) learns
-every credential a runtime sends. The runner adds what it knows before any request is
-made: the key it hands adapters, and the credentials in its own environment — a runtime
-that ignores the configured key usually reads one from there, and may print it before it
-ever sends it. Then:
+The session's Redactor (`session_redactor`), shared by every fake provider of the
+session, learns every credential a runtime sends. The runner adds what it knows before
+any request is made: the key it hands adapters, and the credentials in its own
+environment — a runtime that ignores the configured key usually reads one from there,
+and may print it before it ever sends it. Then:
 
 - a test's report is scrubbed as it is logged, before the terminal and JUnit XML see it;
 - records, the Markdown report and repro files are scrubbed as they are written;
@@ -14,8 +14,8 @@ ever sends it. Then:
 
 What stays out of reach, by design: output a runtime writes straight to the terminal
 with capture off (`-s`), a key shorter than `MIN_SECRET_LENGTH`, a key the runtime
-transforms before it shows it, and a key it never sends, never holds in a credential-named
-environment variable and that has no recognised shape.
+transforms before it shows it, and a key it never sends, never holds in a
+credential-named environment variable and that has no recognised shape.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from ..redaction import Redactor
+from ._scrubber import Redactor
 
 ENVIRONMENT_CREDENTIAL = re.compile(
     r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:$|_)", re.IGNORECASE
@@ -38,6 +38,21 @@ ENVIRONMENT_CREDENTIAL = re.compile(
 OPENAI_API_KEY, ANTHROPIC_API_KEY, AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN, HF_TOKEN and the
 like. Narrower than the header rule: an environment holds many ids (CI_PROJECT_NAME,
 XDG_SESSION_ID) whose values are ordinary words that must not be shredded."""
+
+
+_REDACTOR = pytest.StashKey[Redactor]()
+
+
+def session_redactor(config: pytest.Config) -> Redactor:
+    """The one Redactor of this pytest session: every provider the `fake_provider` and
+    `loopback_provider` fixtures make learns into it and scrubs with it, so a key one test's
+    runtime sent is scrubbed from every later recording — and from any other artifact
+    scrubbed with it (results, repro files, reports). Teach it keys the suite hands out
+    with `session_redactor(config).learn(key)`."""
+    redactor = config.stash.get(_REDACTOR, None)
+    if redactor is None:
+        redactor = config.stash[_REDACTOR] = Redactor()
+    return redactor
 
 
 def learn_environment(redactor: Redactor, environ: Mapping[str, str] = os.environ) -> int:
@@ -112,12 +127,3 @@ class ArtifactSweep:
             path.write_bytes(cleaned.encode("utf-8", errors="surrogateescape"))
             rewritten.append(path)
         return rewritten
-
-
-__all__ = [
-    "ENVIRONMENT_CREDENTIAL",
-    "ArtifactSweep",
-    "ReportScrubber",
-    "learn_environment",
-    "scrub_report",
-]
