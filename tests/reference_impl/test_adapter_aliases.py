@@ -4,16 +4,14 @@ and `python -m reference_impl.stdio_adapter` serves it as `python -m reference_i
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import runpy
 import sys
 
 import pytest
 
 import reference_impl.adapter
-import reference_impl.adapter._stdio
 from conformance.runner.plugin import DEFAULT_IMPL
+from conformance.stdio import StdioImplementation
 
 OLD_MODULE = "reference_impl.conformance_adapter"
 OLD_COMMAND = "reference_impl.stdio_adapter"
@@ -34,14 +32,14 @@ def test_the_old_import_path_is_the_same_adapter_with_a_warning(
 
 
 @pytest.mark.parametrize("module", [OLD_COMMAND, "reference_impl.adapter"])
-def test_both_stdio_commands_serve_the_wing(module: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    served: list[str] = []
-    monkeypatch.setattr(reference_impl.adapter._stdio, "main", lambda: served.append(module))
-    warned = (
-        pytest.warns(DeprecationWarning, match="renamed python -m reference_impl.adapter")
-        if module == OLD_COMMAND
-        else contextlib.nullcontext()
-    )
-    with warned:
-        runpy.run_module(module, run_name="__main__", alter_sys=False)
-    assert served == [module]
+def test_both_stdio_commands_serve_the_wing(module: str) -> None:
+    """Each command, started as the suite starts a cmd: adapter, answers `start` as the
+    reference (a real process: `python -m` runs a module the way no import does)."""
+    served = StdioImplementation([sys.executable, "-W", "default", "-m", module])
+    try:
+        assert served.name.startswith(reference_impl.adapter.implementation.name)
+        assert served.capabilities == reference_impl.adapter.implementation.capabilities
+    finally:
+        assert served.stop(timeout=30) == 0
+    said = served.stderr.text()
+    assert ("renamed python -m reference_impl.adapter" in said) == (module == OLD_COMMAND), said
