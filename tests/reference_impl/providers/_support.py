@@ -1,4 +1,5 @@
-"""What the provider tests share: the conversation they send and how to build a provider."""
+"""What the provider tests share: the conversation they send, how to build a provider, and
+how to send one request and read the body the fake received."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Any
 import anthropic
 import openai
 
-from conformance.wire import ScriptedProvider
+from conformance.wire import ScriptedProvider, text
 from reference_impl.conversation import ToolCall, ToolSpec, Turn
 from reference_impl.providers import (
     AnthropicMessagesProvider,
@@ -56,6 +57,18 @@ API_ERRORS: dict[str, type[Exception]] = {
 }
 
 
+PROVIDERS: dict[str, Any] = {
+    "openai-chat": OpenAIChatProvider,
+    "openai-responses": OpenAIResponsesProvider,
+    "anthropic-messages": AnthropicMessagesProvider,
+}
+SDK_CLIENTS: dict[str, Any] = {
+    "openai-chat": openai.AsyncOpenAI,
+    "openai-responses": openai.AsyncOpenAI,
+    "anthropic-messages": anthropic.AsyncAnthropic,
+}
+
+
 def model_for(dialect: str) -> str:
     return MODEL.get(dialect, "claude-test")
 
@@ -63,12 +76,24 @@ def model_for(dialect: str) -> str:
 def build(dialect: str, fake: ScriptedProvider, *, stream: bool, **options: Any) -> ModelProvider:
     """The provider class for a dialect, pointed at the fake, retries off."""
     assert fake.base_url, "the fake is not attached to a transport"
-    classes: dict[str, Any] = {
-        "openai-chat": OpenAIChatProvider,
-        "openai-responses": OpenAIResponsesProvider,
-        "anthropic-messages": AnthropicMessagesProvider,
-    }
-    provider: ModelProvider = classes[dialect](
+    provider: ModelProvider = PROVIDERS[dialect](
         fake.base_url, API_KEY, stream=stream, max_retries=0, **options
     )
     return provider
+
+
+async def sent_body(
+    dialect: str,
+    fake: ScriptedProvider,
+    *,
+    stream: bool,
+    system: str = SYSTEM,
+    turns: tuple[Turn, ...] = HISTORY,
+    tools: tuple[ToolSpec, ...] = (ECHO,),
+    **options: Any,
+) -> dict[str, Any]:
+    """One request through a fresh provider: the raw body the fake received."""
+    fake.script([text("Heard you.")])
+    llm = build(dialect, fake, stream=stream, **options)
+    await llm.complete(model=model_for(dialect), system=system, turns=turns, tools=tools)
+    return fake.wire.last.raw

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import anthropic
 from anthropic.types import Message
 
-from conformance.wire import ScriptedProvider, text
-from reference_impl.providers import AnthropicMessagesProvider
+from conformance.wire import ScriptedProvider
 from reference_impl.providers.anthropic_messages import anthropic_reply
-from tests.conftest import API_KEY
 
-from ._support import ECHO, HISTORY, SYSTEM, build
+from ._support import HISTORY, SYSTEM, sent_body
 
 
 async def test_history_body(fake: ScriptedProvider, stream: bool) -> None:
-    fake.script([text("Heard you.")])
-    llm = build("anthropic-messages", fake, stream=stream)
-    await llm.complete(model="claude-test", system=SYSTEM, turns=HISTORY, tools=[ECHO])
-    body = fake.wire.last.raw
+    body = await sent_body("anthropic-messages", fake, stream=stream)
     assert body["system"] == SYSTEM
     assert body["max_tokens"] == 1024
     assert body["messages"] == [
@@ -67,34 +61,16 @@ async def test_history_body(fake: ScriptedProvider, stream: bool) -> None:
 
 
 async def test_results_without_a_following_user_turn(fake: ScriptedProvider, stream: bool) -> None:
-    fake.script([text("Done.")])
-    llm = build("anthropic-messages", fake, stream=stream)
-    await llm.complete(model="claude-test", system=SYSTEM, turns=HISTORY[:-1], tools=[ECHO])
-    last = fake.wire.last.raw["messages"][-1]
+    body = await sent_body("anthropic-messages", fake, stream=stream, turns=HISTORY[:-1])
+    last = body["messages"][-1]
     assert last["role"] == "user"
     assert [b["type"] for b in last["content"]] == ["tool_result", "tool_result"]
     assert [m.role for m in fake.wire.last.messages][-3:] == ["assistant", "tool", "tool"]
 
 
-async def test_no_system_no_tools_and_max_tokens_configurable(
-    fake: ScriptedProvider, stream: bool
-) -> None:
-    fake.script([text("Hi.")])
-    llm = build("anthropic-messages", fake, stream=stream, max_tokens=77)
-    await llm.complete(model="claude-test", system="", turns=HISTORY[:1], tools=[])
-    body = fake.wire.last.raw
-    assert "system" not in body and "tools" not in body
+async def test_max_tokens_is_configurable(fake: ScriptedProvider, stream: bool) -> None:
+    body = await sent_body("anthropic-messages", fake, stream=stream, max_tokens=77)
     assert body["max_tokens"] == 77
-
-
-async def test_injected_client_streams_by_default(fake: ScriptedProvider) -> None:
-    fake.script([text("Through your client.")])
-    assert fake.base_url
-    client = anthropic.AsyncAnthropic(base_url=fake.base_url, api_key=API_KEY, max_retries=0)
-    llm = AnthropicMessagesProvider(client=client)
-    reply = await llm.complete(model="claude-test", system="", turns=HISTORY[:1], tools=[])
-    assert reply.text == "Through your client."
-    assert fake.wire.last.stream is True
 
 
 def test_reply_skips_blocks_it_does_not_model() -> None:

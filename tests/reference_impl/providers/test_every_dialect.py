@@ -1,7 +1,8 @@
 """Every provider, both call modes, both transports: what the fake saw and what came back.
 
-These assertions are on the neutral IR, so they read the same for all three dialects;
-the dialect-specific wire shapes are checked in each provider's own module.
+These assertions are on the neutral IR (or on body keys the three dialects share), so they
+read the same for all three; the dialect-specific wire shapes are checked in each
+provider's own module.
 """
 
 from __future__ import annotations
@@ -12,8 +13,21 @@ from conformance.wire import Fault, ScriptedProvider, parallel_calls, text, tool
 from conformance.wire import ToolSpec as WireToolSpec
 from reference_impl.conversation import Turn
 from reference_impl.providers import ModelReply
+from tests.conftest import API_KEY
 
-from ._support import API_ERRORS, DIALECTS, ECHO, HISTORY, HISTORY_ROLES, SYSTEM, build, model_for
+from ._support import (
+    API_ERRORS,
+    DIALECTS,
+    ECHO,
+    HISTORY,
+    HISTORY_ROLES,
+    PROVIDERS,
+    SDK_CLIENTS,
+    SYSTEM,
+    build,
+    model_for,
+    sent_body,
+)
 
 pytestmark = pytest.mark.parametrize("dialect", DIALECTS)
 
@@ -116,3 +130,24 @@ async def test_api_error_surfaces_as_the_sdk_exception(
     with pytest.raises(API_ERRORS[dialect], match="bad turn order"):
         await llm.complete(model=model_for(dialect), system=SYSTEM, turns=ASK, tools=[])
     assert fake.wire.last.stream is stream
+
+
+async def test_an_empty_system_and_no_tools_are_left_out(
+    dialect: str, fake: ScriptedProvider, stream: bool
+) -> None:
+    body = await sent_body(dialect, fake, stream=stream, system="", turns=HISTORY[:1], tools=())
+    assert not {"system", "instructions", "tools"} & body.keys()
+    sent = body["input" if dialect == "openai-responses" else "messages"]
+    assert [m["role"] for m in sent] == ["user"]  # Chat: no system message either
+
+
+async def test_an_injected_client_is_the_one_used_and_streams_by_default(
+    dialect: str, fake: ScriptedProvider
+) -> None:
+    fake.script([text("Through your client.")])
+    client = SDK_CLIENTS[dialect](base_url=fake.base_url, api_key=API_KEY, max_retries=0)
+    llm = PROVIDERS[dialect](client=client)
+    reply = await llm.complete(model=model_for(dialect), system="", turns=ASK, tools=[])
+    assert reply.text == "Through your client."
+    assert llm.client is client
+    assert fake.wire.last.stream is True

@@ -8,7 +8,7 @@ from conformance.wire import ScriptedProvider, text, tool_call
 from reference_impl.conversation import Turn
 from reference_impl.providers.openai_responses import responses_reply
 
-from ._support import ECHO, HISTORY, SYSTEM, build
+from ._support import ECHO, SYSTEM, build, sent_body
 
 SERVER_HISTORY = ("previous_response_id", "conversation")
 
@@ -18,10 +18,7 @@ def _call(call_id: str, arguments: str) -> dict[str, str]:
 
 
 async def test_history_body(fake: ScriptedProvider, stream: bool) -> None:
-    fake.script([text("Heard you.")])
-    llm = build("openai-responses", fake, stream=stream)
-    await llm.complete(model="gpt-test", system=SYSTEM, turns=HISTORY, tools=[ECHO])
-    body = fake.wire.last.raw
+    body = await sent_body("openai-responses", fake, stream=stream)
     assert body["instructions"] == SYSTEM
     assert body["store"] is False
     assert body["input"] == [
@@ -73,16 +70,6 @@ async def test_never_server_side_history(fake: ScriptedProvider, stream: bool) -
         ("assistant", "It said hi."),
         ("user", "Bye."),
     ]
-
-
-async def test_no_instructions_and_no_tools_when_empty(
-    fake: ScriptedProvider, stream: bool
-) -> None:
-    fake.script([text("Hi.")])
-    llm = build("openai-responses", fake, stream=stream)
-    await llm.complete(model="gpt-test", system="", turns=HISTORY[:1], tools=[])
-    body = fake.wire.last.raw
-    assert "instructions" not in body and "tools" not in body
 
 
 def test_reply_reads_output_items_in_order() -> None:
