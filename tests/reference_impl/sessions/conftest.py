@@ -14,8 +14,8 @@ from conformance._prompt_server import PromptServer
 from conformance._tls import SHARED_TLS
 from conformance.wire import ScriptedProvider
 from reference_impl import make_provider
-from reference_impl.sessions import ServedSessions, SessionRuntime, serve_sessions
-from reference_impl.sessions.client import ClientTool, SessionClient
+from reference_impl.sessions import ServedSessions, SessionEvent, SessionRuntime, serve_sessions
+from reference_impl.sessions.client import ClientTool, Session, SessionClient
 from reference_impl.store import sqlite_runtime_store
 from tests.conftest import API_KEY
 
@@ -67,3 +67,23 @@ def echo_tool(calls: list[dict[str, Any]] | None = None) -> ClientTool:
         description="Echo the text back.",
         parameters={"type": "object", "properties": {"text": {"type": "string"}}},
     )
+
+
+async def open_session(client: SessionClient, **options: Any) -> tuple[Any, Session]:
+    """A new agent and a session on its default conversation (`options` go to the resume)."""
+    agent = await client.create_agent()
+    return agent, await client.resume_session(agent.id, **options)
+
+
+async def one_pass(session: Session) -> list[SessionEvent]:
+    """The events of one pass of the session's stream, up to its result."""
+    return [event async for event in session.stream()]
+
+
+def receipt_states(path: Path, conversation_id: str) -> list[str]:
+    """The receipt states the SQLite file holds for a conversation, read on a handle of its own."""
+    store = sqlite_runtime_store(path)
+    try:
+        return [receipt.state for receipt in store.receipts(conversation_id)]
+    finally:
+        store.close()

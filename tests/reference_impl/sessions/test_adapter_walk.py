@@ -49,6 +49,14 @@ async def backend(spec: Callable[..., BackendSpec]) -> AsyncIterator[BackendUnde
     await opened.close()
 
 
+async def _new_session(
+    backend: BackendUnderTest, options: SessionOptions | None = None, **agent: Any
+) -> tuple[str, SessionUnderTest]:
+    """A new agent (`agent` for its spec) and a session on its default conversation."""
+    agent_id = await backend.create_agent(SessionAgentSpec(**agent))
+    return agent_id, await backend.resume_session(agent_id, options=options)
+
+
 async def _turn(session: SessionUnderTest, message: str) -> list[str]:
     await session.send(message)
     passed = await session.stream()
@@ -81,8 +89,7 @@ async def test_default_conversation_ids_and_shapes(
 ) -> None:
     wire = loopback_provider
     wire.script([text("Hello Ann."), text("Still here.")])
-    agent_id = await backend.create_agent(SessionAgentSpec(system="Be brief."))
-    first = await backend.resume_session(agent_id)
+    agent_id, first = await _new_session(backend, system="Be brief.")
     await _turn(first, "Hi.")
     ids = await first.ids()
     await first.close()
@@ -105,8 +112,7 @@ async def test_new_sessions_are_new_conversations_and_resume_continues_exactly_o
 ) -> None:
     wire = loopback_provider
     wire.script([text("Default."), text("A."), text("B."), text("A again.")])
-    agent_id = await backend.create_agent(SessionAgentSpec())
-    default = await backend.resume_session(agent_id)
+    agent_id, default = await _new_session(backend)
     await _turn(default, "to default")
     a = await backend.create_session(agent_id)
     await _turn(a, "to a")
@@ -146,8 +152,7 @@ async def test_one_result_per_turn_with_its_full_text_tool_call_and_run_ids(
     wire.dialect = dialect
     wire.script([tool_call("echo", {"text": "x"}), text_blocks("Done ", "twice."), text("Next.")])
     backend = await implementation.open_backend(spec(dialect=dialect, stream=stream))
-    agent_id = await backend.create_agent(SessionAgentSpec())
-    session = await backend.resume_session(agent_id, SessionOptions(tools=("echo",)))
+    _, session = await _new_session(backend, SessionOptions(tools=("echo",)))
     await session.send("Echo x.")
     first = await session.stream()
     second_types = await _turn(session, "Next?")
@@ -169,8 +174,7 @@ async def test_queued_messages_each_run_in_order_and_one_can_be_removed(
 ) -> None:
     wire = loopback_provider
     wire.script([Hold(label="first", then=text("One.")), text("Three.")])
-    agent_id = await backend.create_agent(SessionAgentSpec())
-    session = await backend.resume_session(agent_id)
+    _, session = await _new_session(backend)
     await session.send("one")
     await wire.hold("first").arrived()
     second = await session.send("two")
@@ -188,8 +192,7 @@ async def test_abort_cancels_the_held_turn_and_the_session_goes_on(
 ) -> None:
     wire = loopback_provider
     wire.script([Hold(label="slow", then=text("never shown")), text("Fresh.")])
-    agent_id = await backend.create_agent(SessionAgentSpec())
-    session = await backend.resume_session(agent_id)
+    _, session = await _new_session(backend)
     await session.send("slow one")
     await wire.hold("slow").arrived()
     await session.abort()
@@ -207,8 +210,7 @@ async def test_a_dropped_session_is_unusable_and_its_turn_finishes_in_the_runtim
 ) -> None:
     wire = loopback_provider
     wire.script([Hold(label="held", then=text("Booked.")), text("Yes, booked.")])
-    agent_id = await backend.create_agent(SessionAgentSpec())
-    session = await backend.resume_session(agent_id)
+    _, session = await _new_session(backend)
     conversation = (await session.ids()).conversation_id
     await session.send("Book.")
     await wire.hold("held").arrived()
@@ -240,11 +242,9 @@ async def test_memory_model_update_and_session_scoped_tools(
 ) -> None:
     wire = loopback_provider
     wire.script([text("a"), text("b"), text("c")])
-    agent_id = await backend.create_agent(
-        SessionAgentSpec(system="Book tables.", memory={"human": "Ann, vegetarian"})
-    )
-    first = await backend.resume_session(
-        agent_id, SessionOptions(tools=("echo",), model="turnlaw-model-2")
+    options = SessionOptions(tools=("echo",), model="turnlaw-model-2")
+    agent_id, first = await _new_session(
+        backend, options, system="Book tables.", memory={"human": "Ann, vegetarian"}
     )
     await _turn(first, "one")
     await first.close()
@@ -264,9 +264,8 @@ async def test_a_pending_approval_survives_a_drop_and_is_decided_from_a_resumed_
 ) -> None:
     wire = loopback_provider
     wire.script([tool_call("echo", {"text": "refund"}), text("Handled.")])
-    agent_id = await backend.create_agent(SessionAgentSpec())
     options = SessionOptions(tools=("echo",), needs_approval=("echo",))
-    session = await backend.resume_session(agent_id, options)
+    _, session = await _new_session(backend, options)
     await session.send("Refund it.")
     asked = await session.stream()
     assert asked.ended == "approval"

@@ -21,7 +21,7 @@ from reference_impl.sessions.client import (
 )
 from tests.conftest import API_KEY
 
-from .conftest import Runtime, echo_tool
+from .conftest import Runtime, echo_tool, one_pass, open_session
 
 
 async def test_a_new_agent_is_usable_at_once_and_a_turn_ends_at_its_result(
@@ -76,12 +76,11 @@ async def test_a_dropped_socket_ends_the_open_pass_and_refuses_reuse(
     wire = loopback_provider
     wire.script([Hold(label="turn", then=text("Booked."))])
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        _, session = await open_session(client)
         await session.send("Book.")
         await wire.hold("turn").arrived()
         await session.drop()
-        events = [event async for event in session.stream()]
+        events = await one_pass(session)
         with pytest.raises(SessionUnusableError):
             await session.send("Again.")
         with pytest.raises(SessionUnusableError):
@@ -113,7 +112,7 @@ async def test_a_derived_client_opens_its_own_sessions_and_the_adapter_drives_it
     wire = loopback_provider
     wire.script([Hold(label="turn", then=text("Booked."))])
     async with runtime() as (served, _), SilentClient(served.url) as client:
-        session = await client.resume_session((await client.create_agent()).id)
+        _, session = await open_session(client)
         assert isinstance(session, SilentAtBreak)
         await session.send("Book.")
         await wire.hold("turn").arrived()

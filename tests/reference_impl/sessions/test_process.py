@@ -17,8 +17,10 @@ from reference_impl._listening import LISTENING
 from reference_impl.adapter import ReferenceImplementation
 from reference_impl.sessions import ResultEvent, SessionRuntime
 from reference_impl.sessions.client import SessionClient
-from reference_impl.store import AgentRecord, SessionFileError, sqlite_runtime_store
+from reference_impl.store import AgentRecord, SessionFileError
 from tests.conftest import API_KEY
+
+from .conftest import one_pass, open_session, receipt_states
 
 
 class SystemPromptWithoutMemory(SessionRuntime):
@@ -44,19 +46,17 @@ async def test_the_command_line_prints_its_url_and_stops_cleanly_on_sigterm(
     line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
     assert line.startswith(LISTENING)
     async with SessionClient(line.removeprefix(LISTENING).strip()) as client:
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        agent, session = await open_session(client)
         await session.send("Book.")
         await wire.hold("turn").arrived()
         process.send_signal(signal.SIGTERM)
-        events = [event async for event in session.stream()]
+        events = await one_pass(session)
     assert await asyncio.wait_for(process.wait(), 20) == 0
     wire.hold("turn").release()
     result = events[-1]
     assert isinstance(result, ResultEvent) and result.stop_reason == "cancelled"
-    store = sqlite_runtime_store(tmp_path / "store" / "sessions.db")
-    assert [r.state for r in store.receipts(agent.default_conversation_id)] == ["aborted"]
-    store.close()
+    states = receipt_states(tmp_path / "store" / "sessions.db", agent.default_conversation_id)
+    assert states == ["aborted"]
 
 
 @pytest.mark.parametrize("killable", [False, True], ids=["in-process", "spawned"])

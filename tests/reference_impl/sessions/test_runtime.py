@@ -13,16 +13,12 @@ from conformance.wire import Fault, Hold, ScriptedProvider, text, tool_call
 from reference_impl import make_provider
 from reference_impl.conversation import ToolSpec, Turn
 from reference_impl.providers import ModelReply
-from reference_impl.sessions import QueueEvent, ResultEvent, SessionEvent
-from reference_impl.sessions.client import ClientTool, Session
+from reference_impl.sessions import QueueEvent, ResultEvent
+from reference_impl.sessions.client import ClientTool
 from reference_impl.store import damage_session, sqlite_runtime_store
 from tests.conftest import API_KEY
 
-from .conftest import Runtime, echo_tool
-
-
-async def _pass(session: Session) -> list[SessionEvent]:
-    return [event async for event in session.stream()]
+from .conftest import Runtime, echo_tool, one_pass, open_session, receipt_states
 
 
 class CancelProbe:
@@ -48,14 +44,13 @@ async def test_messages_sent_during_a_turn_each_get_a_turn_in_order(
     wire = loopback_provider
     wire.script([Hold(label="a", then=text("A.")), text("B."), text("C.")])
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        _, session = await open_session(client)
         await session.send("a")
         await wire.hold("a").arrived()
         b = await session.send("b")
         c = await session.send("c")
         wire.hold("a").release()
-        passes = [await _pass(session) for _ in range(3)]
+        passes = [await one_pass(session) for _ in range(3)]
     queue = [(e.action, e.item_ids) for p in passes for e in p if isinstance(e, QueueEvent)]
     assert queue == [
         ("enqueued", (b,)),
@@ -75,16 +70,15 @@ async def test_abort_cancels_the_model_request_and_settles_the_receipt(
     wire.script([Hold(label="slow", then=text("too late")), text("Fine.")])
     probe = CancelProbe(wire)
     async with runtime(provider=probe) as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        agent, session = await open_session(client)
         await session.send("slow")
         await wire.hold("slow").arrived()
         assert await session.abort()
-        aborted = await _pass(session)
+        aborted = await one_pass(session)
         cancelled_before_release = probe.cancelled
         wire.hold("slow").release()
         await session.send("again")
-        after = await _pass(session)
+        after = await one_pass(session)
         assert not await session.abort()  # nothing plays now
     result = aborted[-1]
     assert isinstance(result, ResultEvent) and result.stop_reason == "cancelled"
@@ -92,9 +86,7 @@ async def test_abort_cancels_the_model_request_and_settles_the_receipt(
     assert cancelled_before_release == 1
     assert isinstance(after[-1], ResultEvent) and after[-1].text == "Fine."
     assert wire.wire.last.user_texts() == ["again"]  # the aborted message is not history
-    store = sqlite_runtime_store(tmp_path / "sessions.db")
-    states = [r.state for r in store.receipts(agent.default_conversation_id)]
-    store.close()
+    states = receipt_states(tmp_path / "sessions.db", agent.default_conversation_id)
     assert states == ["aborted", "completed"]
 
 
@@ -104,8 +96,7 @@ async def test_a_turn_whose_socket_dropped_runs_on_and_persists(
     wire = loopback_provider
     wire.script([Hold(label="held", then=text("Booked."))])
     async with runtime() as (served, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        agent, session = await open_session(client)
         await session.send("Book.")
         await wire.hold("held").arrived()
         await session.drop()
@@ -115,9 +106,8 @@ async def test_a_turn_whose_socket_dropped_runs_on_and_persists(
         await worker
         listed = await client.conversations.list_messages(agent.default_conversation_id)
     assert [(m.role, m.text) for m in listed] == [("user", "Book."), ("assistant", "Booked.")]
-    store = sqlite_runtime_store(tmp_path / "sessions.db")
-    assert [r.state for r in store.receipts(agent.default_conversation_id)] == ["completed"]
-    store.close()
+    states = receipt_states(tmp_path / "sessions.db", agent.default_conversation_id)
+    assert states == ["completed"]
 
 
 async def test_a_denied_call_never_runs_and_the_model_is_shown_the_denial(
@@ -127,17 +117,14 @@ async def test_a_denied_call_never_runs_and_the_model_is_shown_the_denial(
     calls: list[dict[str, Any]] = []
     wire.script([tool_call("echo", {"text": "refund"}), text("Not refunded.")])
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(
-            agent.id, tools=[echo_tool(calls)], needs_approval=["echo"]
-        )
+        _, session = await open_session(client, tools=[echo_tool(calls)], needs_approval=["echo"])
         await session.send("Refund.")
         called, asked = await session.next_event(), await session.next_event()
         assert called.type == "tool_call" and asked.type == "approval_request"
         pending = (await session.state()).pending_approvals
         assert len(wire.wire) == 1
         assert await session.decide(asked.tool_call_id, False)
-        rest = await _pass(session)
+        rest = await one_pass(session)
         assert (await session.state()).pending_approvals == ()
     assert [p.tool_call_id for p in pending] == [asked.tool_call_id]
     assert calls == []
@@ -160,7 +147,7 @@ async def test_the_approval_policy_is_the_sending_sessions_own(
         await careful.close()
         trusting = await client.resume_session(agent.id, tools=[echo_tool(calls)])
         await trusting.send("Echo x.")
-        events = await _pass(trusting)
+        events = await one_pass(trusting)
     assert "approval_request" not in [e.type for e in events]
     assert calls == [{"text": "x"}]
 
@@ -171,10 +158,9 @@ async def test_a_failed_turn_is_an_error_then_a_failed_result_with_its_run(
     wire = loopback_provider
     wire.script([Fault(status=400, message="bad request")])
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        agent, session = await open_session(client)
         await session.send("Hi.")
-        events = await _pass(session)
+        events = await one_pass(session)
         listed = await session.list_messages()
     error, result = events
     assert error.type == "error" and error.run_id is not None
@@ -194,16 +180,15 @@ async def test_an_unreadable_conversation_fails_before_any_run(
     wire.script([text("Hello.")])
     path = tmp_path / "sessions.db"
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        agent, session = await open_session(client)
         await session.send("Hi.")
-        await _pass(session)
+        await one_pass(session)
         await session.close()
     damage_session(path, agent.default_conversation_id)
     async with runtime() as (_, client):
         session = await client.resume_session(agent.id)
         await session.send("Again.")
-        events = await _pass(session)
+        events = await one_pass(session)
     error, result = events
     assert error.type == "error" and "cannot be read" in error.message
     assert isinstance(result, ResultEvent) and not result.success and result.run_ids is None
@@ -220,10 +205,9 @@ async def test_a_client_tool_that_fails_is_shown_to_the_model_as_an_error(
         raise RuntimeError("the service is down")
 
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id, tools=[ClientTool("boom", boom)])
+        _, session = await open_session(client, tools=[ClientTool("boom", boom)])
         await session.send("Go.")
-        events = await _pass(session)
+        events = await one_pass(session)
     results = [e for e in events if e.type == "tool_result"]
     assert len(results) == 1 and results[0].is_error
     shown = wire.wire.last.messages[-1]
@@ -237,8 +221,7 @@ async def test_only_a_waiting_message_can_be_removed(
     wire = loopback_provider
     wire.script([Hold(label="a", then=text("A."))])
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        _, session = await open_session(client)
         playing = await session.send("a")
         await wire.hold("a").arrived()
         assert not await session.remove_queued(playing)
@@ -247,7 +230,7 @@ async def test_only_a_waiting_message_can_be_removed(
         assert await session.remove_queued(waiting)
         assert not await session.remove_queued(waiting)
         wire.hold("a").release()
-        events = await _pass(session)
+        events = await one_pass(session)
     assert [e.type for e in events][-1] == "result"
     assert ("removed", (waiting,)) in [
         (e.action, e.item_ids) for e in events if isinstance(e, QueueEvent)
@@ -263,17 +246,16 @@ async def test_listed_messages_keep_arrival_order_with_an_aborted_message_among_
     wire = loopback_provider
     wire.script([text("One."), Hold(label="slow", then=text("never")), text("Two.")])
     async with runtime() as (_, client):
-        agent = await client.create_agent()
-        session = await client.resume_session(agent.id)
+        _, session = await open_session(client)
         await session.send("first")
-        await _pass(session)
+        await one_pass(session)
         await session.send("aborted")
         await wire.hold("slow").arrived()
         assert await session.abort()
-        await _pass(session)
+        await one_pass(session)
         wire.hold("slow").release()
         await session.send("second")
-        await _pass(session)
+        await one_pass(session)
         listed = [(m.role, m.text) for m in await session.list_messages()]
     assert listed == [
         ("user", "first"),
