@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import sys
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from conformance.catalog import ECHO
 from conformance.wire import ScriptedProvider
 from conformance.wire.ir import Dialect
 from reference_impl import Agent, AgentBuilder, ModelProvider, ToolContext, ask_person, tool
+from reference_impl._listening import LISTENING
 from reference_impl.adapter import implementation
 from tests.conftest import API_KEY
 
@@ -86,3 +89,20 @@ def approve_refund(ctx: ToolContext, order: int = 0) -> str:
 @pytest.fixture(autouse=True)
 def _fresh_refund_log() -> None:
     REFUND_CALLS.clear()
+
+
+async def serve_from_command_line(
+    package: str, *args: str, **options: Any
+) -> tuple[asyncio.subprocess.Process, str]:
+    """`python -m <package> serve <args>` started (`options` go to the subprocess): the
+    process, and the URL its first line announces."""
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", package, "serve", *args],
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        **options,
+    )
+    assert process.stdout is not None
+    line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+    assert line.startswith(LISTENING), line
+    return process, line.removeprefix(LISTENING).strip()

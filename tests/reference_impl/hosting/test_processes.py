@@ -15,11 +15,12 @@ import pytest
 from conformance.adapter import AgentSpec
 from conformance.adapter._hosting_types import HostSpec
 from conformance.wire import Hold, ScriptedProvider, text
-from reference_impl._listening import LISTENING
 from reference_impl.adapter import ReferenceImplementation, implementation
 from reference_impl.adapter._host_process import HostStartError
 from tests.conftest import API_KEY
 from tests.store.test_sqlite_file import another_apps_db, newer_schema, text_file
+
+from ..conftest import serve_from_command_line
 
 
 async def test_the_command_line_finishes_a_running_turn_on_sigterm(
@@ -27,16 +28,11 @@ async def test_the_command_line_finishes_a_running_turn_on_sigterm(
 ) -> None:
     wire = loopback_provider
     wire.script([Hold(label="turn", then=text("Booked."))])
-    process = await asyncio.create_subprocess_exec(
-        *[sys.executable, "-m", "reference_impl.hosting", "serve", "--port", "0"],
-        *["--sessions", str(tmp_path / "s.db"), "--provider-url", wire.base_url or ""],
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    process, url = await serve_from_command_line(
+        "reference_impl.hosting",
+        *["--port", "0", "--sessions", str(tmp_path / "s.db")],
+        *["--provider-url", wire.base_url or ""],
     )
-    assert process.stdout is not None
-    line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
-    assert line.startswith(LISTENING)
-    url = line.removeprefix(LISTENING).strip()
     async with httpx.AsyncClient(base_url=url, timeout=20) as client:
         turn = asyncio.ensure_future(
             client.post("/invoke", json={"input": "Book.", "sessionId": "s"})
@@ -62,23 +58,18 @@ def serve_command(*args: str) -> list[str]:
 async def test_the_command_line_takes_any_free_port_by_default(
     loopback_provider: ScriptedProvider, tmp_path: Path
 ) -> None:
-    hosts = [
-        await asyncio.create_subprocess_exec(
-            *serve_command("--sessions", str(tmp_path / f"{n}.db")),
+    started = [
+        await serve_from_command_line(
+            "reference_impl.hosting",
+            *["--sessions", str(tmp_path / f"{n}.db")],
             *["--provider-url", loopback_provider.base_url or ""],
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
         )
         for n in range(2)
     ]
-    lines = []
-    for process in hosts:
-        assert process.stdout is not None
-        lines.append((await asyncio.wait_for(process.stdout.readline(), 30)).decode())
+    for process, _ in started:
         process.send_signal(signal.SIGTERM)
-    assert [await asyncio.wait_for(p.wait(), 20) for p in hosts] == [0, 0]
-    assert all(line.startswith(LISTENING) for line in lines), lines
-    ports = {line.strip().rpartition(":")[2] for line in lines}
+    assert [await asyncio.wait_for(p.wait(), 20) for p, _ in started] == [0, 0]
+    ports = {url.rpartition(":")[2] for _, url in started}
     assert len(ports) == 2 and "8080" not in ports  # both started: neither took a fixed port
 
 

@@ -13,13 +13,13 @@ import pytest
 
 from conformance.adapter import BackendSpec, SessionAgentSpec
 from conformance.wire import Hold, ScriptedProvider, text
-from reference_impl._listening import LISTENING
 from reference_impl.adapter import ReferenceImplementation
 from reference_impl.sessions import ResultEvent, SessionRuntime
 from reference_impl.sessions.client import SessionClient
 from reference_impl.store import AgentRecord, SessionFileError
 from tests.conftest import API_KEY
 
+from ..conftest import serve_from_command_line
 from .conftest import one_pass, open_session, receipt_states
 
 
@@ -35,17 +35,13 @@ async def test_the_command_line_prints_its_url_and_stops_cleanly_on_sigterm(
 ) -> None:
     wire = loopback_provider
     wire.script([Hold(label="turn", then=text("never sent"))])
-    process = await asyncio.create_subprocess_exec(
-        *[sys.executable, "-m", "reference_impl.sessions", "serve", "--port", "0"],
-        *["--store", str(tmp_path / "store"), "--provider-url", wire.base_url or ""],
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
+    process, url = await serve_from_command_line(
+        "reference_impl.sessions",
+        *["--port", "0", "--store", str(tmp_path / "store")],
+        *["--provider-url", wire.base_url or ""],
         env={"TURNLAW_API_KEY": API_KEY, "PATH": "/usr/bin:/bin", "PYTHONPATH": ":".join(sys.path)},
     )
-    assert process.stdout is not None
-    line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
-    assert line.startswith(LISTENING)
-    async with SessionClient(line.removeprefix(LISTENING).strip()) as client:
+    async with SessionClient(url) as client:
         agent, session = await open_session(client)
         await session.send("Book.")
         await wire.hold("turn").arrived()
