@@ -34,6 +34,22 @@ async def _help(stderr: Path) -> ServerProcess:
     )
 
 
+async def _help_exits_cleanly(stderr: Path, made_by: type) -> None:
+    """`--help` started, by a launcher (`LaunchedProcess`) or the slow way (a subprocess)."""
+    started = await _help(stderr)
+    assert isinstance(started, made_by)
+    assert await started.wait() == 0
+
+
+@pytest.fixture
+def launcher(monkeypatch: pytest.MonkeyPatch) -> _launcher._Launcher:
+    """The shared launcher, its failure count reset so a test that ends one gets another."""
+    monkeypatch.setattr(_launcher._Launcher, "_failures", 0)
+    shared = _launcher._Launcher.shared()
+    assert shared is not None
+    return shared
+
+
 def _parent_of(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("PPid:"):
@@ -42,15 +58,13 @@ def _parent_of(pid: int) -> int:
 
 
 async def test_a_launched_host_is_a_process_of_its_own_ended_by_sigkill(
-    loopback_provider: ScriptedProvider, tmp_path: Path
+    loopback_provider: ScriptedProvider, tmp_path: Path, launcher: _launcher._Launcher
 ) -> None:
     loopback_provider.script([text("Booked.")])
     agent = AgentSpec(base_url=loopback_provider.base_url or "", api_key=API_KEY)
     host = await implementation.start_host(HostSpec(agent=agent, store=str(tmp_path / "s.db")))
     process = host.process
     assert isinstance(process, LaunchedProcess)
-    launcher = _launcher._Launcher.shared()
-    assert launcher is not None
     assert process.pid not in (os.getpid(), launcher.process.pid)
     assert _parent_of(process.pid) == launcher.process.pid
     async with httpx.AsyncClient(base_url=host.base_url) as client:
@@ -61,9 +75,9 @@ async def test_a_launched_host_is_a_process_of_its_own_ended_by_sigkill(
     assert not Path(f"/proc/{process.pid}").exists()
 
 
-async def test_the_launcher_starts_nothing_but_its_entries(tmp_path: Path) -> None:
-    launcher = _launcher._Launcher.shared()
-    assert launcher is not None
+async def test_the_launcher_starts_nothing_but_its_entries(
+    tmp_path: Path, launcher: _launcher._Launcher
+) -> None:
     read_end, write_end = os.pipe()
     try:
         with (tmp_path / "log").open("wb") as log:
@@ -91,9 +105,7 @@ async def test_without_the_launcher_a_new_interpreter_starts(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(_launcher, "_ENABLED", False)
-    started = await _help(tmp_path / "err")
-    assert isinstance(started, asyncio.subprocess.Process)
-    assert await started.wait() == 0
+    await _help_exits_cleanly(tmp_path / "err", asyncio.subprocess.Process)
 
 
 @pytest.mark.timeout(300)  # a launcher process, starting: past 60 s on a busy machine
@@ -110,29 +122,19 @@ def test_a_closed_control_socket_ends_the_launcher() -> None:
 
 @pytest.mark.timeout(300)  # launchers and interpreters started: past 60 s when busy
 async def test_a_dead_launcher_is_dropped_and_the_start_still_made(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    tmp_path: Path, launcher: _launcher._Launcher
 ) -> None:
-    monkeypatch.setattr(_launcher._Launcher, "_failures", 0)
-    first = _launcher._Launcher.shared()
-    assert first is not None
-    first.process.kill()
-    first.process.wait()
-    started = await _help(tmp_path / "err")
-    assert isinstance(started, asyncio.subprocess.Process)  # this one the slow way
-    assert await started.wait() == 0
-    again = await _help(tmp_path / "err2")
-    assert isinstance(again, LaunchedProcess)  # the next by a new launcher
-    assert await again.wait() == 0
-    assert _launcher._Launcher.shared() is not first
+    launcher.process.kill()
+    launcher.process.wait()
+    await _help_exits_cleanly(tmp_path / "err", asyncio.subprocess.Process)  # the slow way
+    await _help_exits_cleanly(tmp_path / "err2", LaunchedProcess)  # by a new launcher
+    assert _launcher._Launcher.shared() is not launcher
 
 
 async def test_a_reply_out_of_turn_is_never_taken_for_this_start(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    tmp_path: Path, launcher: _launcher._Launcher
 ) -> None:
     """A late reply (a start that timed out) would hand this start another child's pid."""
-    monkeypatch.setattr(_launcher._Launcher, "_failures", 0)
-    launcher = _launcher._Launcher.shared()
-    assert launcher is not None
     read_end, write_end = os.pipe()
     late = {
         "id": -1,
@@ -144,9 +146,7 @@ async def test_a_reply_out_of_turn_is_never_taken_for_this_start(
         socket.send_fds(launcher.control, [json.dumps(late).encode()], [write_end, log.fileno()])
     os.close(write_end)
     os.close(read_end)
-    started = await _help(tmp_path / "err")
-    assert isinstance(started, asyncio.subprocess.Process)  # dropped, made the slow way
-    assert await started.wait() == 0
+    await _help_exits_cleanly(tmp_path / "err", asyncio.subprocess.Process)  # dropped, slow way
     assert _launcher._Launcher.shared() is not launcher
 
 
