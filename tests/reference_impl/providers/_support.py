@@ -92,8 +92,11 @@ async def sent_body(
     tools: tuple[ToolSpec, ...] = (ECHO,),
     **options: Any,
 ) -> dict[str, Any]:
-    """One request through a fresh provider: the raw body the fake received."""
+    """One request through a fresh provider: the raw body the fake received, its stream
+    flag checked against the call mode."""
     fake.script([text("Heard you.")])
     llm = build(dialect, fake, stream=stream, **options)
     await llm.complete(model=model_for(dialect), system=system, turns=turns, tools=tools)
-    return fake.wire.last.raw
+    body = fake.wire.last.raw
+    assert bool(body.get("stream")) is stream
+    return body

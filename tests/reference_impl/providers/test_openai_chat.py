@@ -47,7 +47,6 @@ async def test_history_body(fake: ScriptedProvider, stream: bool) -> None:
             },
         }
     ]
-    assert bool(body.get("stream")) is stream
 
 
 def test_arguments_that_are_not_a_json_object_are_kept_raw() -> None:

@@ -41,7 +41,6 @@ async def test_history_body(fake: ScriptedProvider, stream: bool) -> None:
             "strict": False,
         }
     ]
-    assert bool(body.get("stream")) is stream
 
 
 async def test_never_server_side_history(fake: ScriptedProvider, stream: bool) -> None:
