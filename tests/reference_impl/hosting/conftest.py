@@ -14,18 +14,15 @@ import pytest
 from conformance._prompt_server import PromptServer
 from conformance._tls import SHARED_TLS
 from conformance.wire import ScriptedProvider
-from reference_impl import Agent, ToolContext, ask_person, make_provider, tool
+from reference_impl import Agent, make_provider
 from reference_impl.hosting import Served, standing_agent, uvicorn_host
 from reference_impl.store import sqlite_sessions
 from tests.conftest import API_KEY
 
+from ..conftest import approve_refund
+
 MODEL = "host-model"
 SYSTEM = "You take restaurant bookings."
-
-
-@tool(description="Refund an order; a person must approve it first.")
-def approve_refund(ctx: ToolContext, order: int = 0) -> str:
-    ask_person(f"Approve a refund for order {order}?")
 
 
 def agent_for(wire: ScriptedProvider) -> Agent:
