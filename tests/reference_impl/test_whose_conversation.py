@@ -25,17 +25,21 @@ async def test_one_agent_does_not_answer_anothers_conversation(
 
 
 @pytest.mark.parametrize(
-    ("recorder", "continuer"), [(None, "support"), ("billing", None), (None, None)]
+    ("recorder", "continuer"),
+    [(None, "support"), ("billing", None), (None, None), ("billing", "agent")],
 )
 async def test_a_default_id_is_not_a_name(
     wire: ScriptedProvider, new_agent: Any, recorder: str | None, continuer: str | None
 ) -> None:
+    """Left out or chosen by hand (`agent`), the default id is no name: never recorded."""
     wire.script([text("First."), text("Second.")])
     first = new_agent(id=recorder).build()
     await first.run("one")
     second = new_agent(id=continuer).build()
     await second.run("two", continue_from=first.checkpoint())
     assert wire.wire.last.user_texts() == ["one", "two"]
+    if continuer in (None, "agent"):
+        assert "agent" not in second.checkpoint().to_data()
 
 
 async def test_same_id_continues_across_prompt_tools_and_model_changes(
@@ -53,15 +57,3 @@ async def test_same_id_continues_across_prompt_tools_and_model_changes(
     request = wire.wire.last
     assert (request.model, request.system, request.tools) == ("ref-model-v2", "New prompt.", ())
     assert request.turns() == [("user", "one"), ("assistant", "First."), ("user", "two")]
-
-
-async def test_choosing_the_default_id_is_not_a_name(
-    wire: ScriptedProvider, new_agent: Any
-) -> None:
-    wire.script([text("First."), text("Second.")])
-    billing = new_agent(id="billing").build()
-    await billing.run("one")
-    default = new_agent(id="agent").build()
-    await default.run("two", continue_from=billing.checkpoint())
-    assert "agent" not in default.checkpoint().to_data()
-    assert wire.wire.last.user_texts() == ["one", "two"]
