@@ -7,14 +7,12 @@ from typing import Any
 import pytest
 
 from conformance.wire import Fault, ScriptedProvider, text, tool_call
-from reference_impl import Agent, RunFailedError, ToolLoopLimitError, make_provider
-from tests.conftest import API_KEY
+from reference_impl import RunFailedError, ToolLoopLimitError
 
 
 async def test_failure_after_a_model_call_carries_a_continuable_checkpoint(
-    wire: ScriptedProvider, setup: tuple[str, ScriptedProvider]
+    wire: ScriptedProvider, new_agent: Any
 ) -> None:
-    dialect, _ = setup
     wire.script(
         [
             tool_call("echo", {"text": "x"}),
@@ -22,10 +20,7 @@ async def test_failure_after_a_model_call_carries_a_continuable_checkpoint(
             text("Recovered."),
         ]
     )
-    llm = make_provider(dialect, base_url=wire.base_url, api_key=API_KEY)
-    from tests.reference_impl.conftest import echo
-
-    agent = Agent.create(provider=llm, model="m").tool(echo).build()
+    agent = new_agent().build()
     with pytest.raises(RunFailedError, match="model fell over") as raised:
         await agent.run("Echo x.")
     checkpoint = raised.value.checkpoint
