@@ -84,29 +84,6 @@ def test_the_reference_declares_the_session_door_and_rogues_do_not() -> None:
     assert not session_words & {c.value for c in rogue.capabilities}
 
 
-async def test_default_conversation_ids_and_shapes(
-    backend: BackendUnderTest, loopback_provider: ScriptedProvider
-) -> None:
-    wire = loopback_provider
-    wire.script([text("Hello Ann."), text("Still here.")])
-    agent_id, first = await _new_session(backend, system="Be brief.")
-    await _turn(first, "Hi.")
-    ids = await first.ids()
-    await first.close()
-    second = await backend.resume_session(agent_id)
-    await _turn(second, "Again.")
-    assert (await second.ids()).conversation_id == ids.conversation_id
-    assert ids.agent_id == agent_id and agent_id.startswith("agent-")
-    assert ids.conversation_id.startswith("conv-")
-    assert ids.session_id == f"{agent_id}:{ids.conversation_id}"
-    assert wire.wire.requests[0].user_texts() == ["Hi."]
-    assert wire.wire.last.turns() == [
-        ("user", "Hi."),
-        ("assistant", "Hello Ann."),
-        ("user", "Again."),
-    ]
-
-
 async def test_new_sessions_are_new_conversations_and_resume_continues_exactly_one(
     backend: BackendUnderTest, loopback_provider: ScriptedProvider
 ) -> None:
