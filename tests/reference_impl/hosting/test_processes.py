@@ -51,10 +51,6 @@ async def test_the_command_line_finishes_a_running_turn_on_sigterm(
     store.close()
 
 
-def serve_command(*args: str) -> list[str]:
-    return [sys.executable, "-m", "reference_impl.hosting", "serve", *args]
-
-
 async def test_the_command_line_takes_any_free_port_by_default(
     loopback_provider: ScriptedProvider, tmp_path: Path
 ) -> None:
@@ -84,7 +80,8 @@ async def test_the_command_line_refuses_a_bad_store_file_in_one_line(
     make(store)
     before = store.read_bytes()
     process = await asyncio.create_subprocess_exec(
-        *serve_command("--sessions", str(store), "--provider-url", "http://127.0.0.1:9"),
+        *[sys.executable, "-m", "reference_impl.hosting", "serve", "--sessions", str(store)],
+        *["--provider-url", "http://127.0.0.1:9"],
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
