@@ -9,11 +9,8 @@ default off CI) and `thorough` (at least 10,000 inputs per target, for hunting):
 Each input's fate is counted with `judged(target, typed=...)`: accepted, refused with a
 typed error (the contract), or anything else (an untyped error, which also fails the
 test). The counts are printed after the run and, with `--hostile-tally FILE`, written as
-JSON: the figures a closing note quotes come from there, not from memory.
-
-A fuzz target runs for minutes in `thorough`, and for more than the project's 60 s on a
-busy machine in the others, so tests/conftest.py gives every test in tests/hostile that
-sets none a pytest-timeout of 900 s in `thorough` and 300 s otherwise.
+JSON: the figures a closing note quotes come from there, not from memory. A target's
+pytest-timeout, unless it sets its own, comes from tests/conftest.py, by profile.
 """
 
 from __future__ import annotations

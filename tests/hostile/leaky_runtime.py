@@ -78,22 +78,15 @@ class LeakyImplementation(ReferenceImplementation):
             "OpenAI-Organization": SENT["organization"],
             "Proxy-Authorization": f"Basic {BASIC_TOKEN}",
         }
-        query = {"key": SENT["query"]}
+        options: dict[str, Any] = {
+            "base_url": spec.base_url,
+            "api_key": SENT["bearer"],
+            "default_headers": headers,
+            "default_query": {"key": SENT["query"]},
+        }
         if spec.dialect is Dialect.ANTHROPIC_MESSAGES:
-            client = anthropic.AsyncAnthropic(
-                base_url=spec.base_url,
-                api_key=SENT["bearer"],
-                default_headers=headers,
-                default_query=query,
-            )
-            return AnthropicMessagesProvider(client=client)
-        openai_client = openai.AsyncOpenAI(
-            base_url=spec.base_url,
-            api_key=SENT["bearer"],
-            default_headers=headers,
-            default_query=query,
-        )
-        return OpenAIChatProvider(client=openai_client)
+            return AnthropicMessagesProvider(client=anthropic.AsyncAnthropic(**options))
+        return OpenAIChatProvider(client=openai.AsyncOpenAI(**options))
 
     async def create_agent(self, spec: AgentSpec) -> ReferenceAgent:
         # in every system prompt, so every recording of this runtime carries the keys

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from conformance._unicode_text import unicode_text
-from conformance.adapter import Capability, RefusalKind
+from conformance.adapter import AGENT, AgentSpec, Capability, RefusalKind, Refused
+from conformance.errors import AdapterProtocolError, AdapterReportedError
 from conformance.stdio import protocol as p
 from conformance.stdio._reply_line import LENIENT_RESULTS
 from conformance.wire.ir import Dialect
@@ -19,19 +20,28 @@ from conformance.wire.ir import Dialect
 WAITING = 7
 """The seq of the request each generated line is an answer to, or not."""
 
-OPS = (
-    "start",
-    "agent.create",
-    "run",
-    "follow_up",
-    "checkpoint",
-    "resume",
-    "abandon_pause",
-    "can_explain",
-    "last_identity",
-    "agent.close",
-    "stop",
-)
+TYPED = (AdapterProtocolError, AdapterReportedError, Refused)
+"""The errors a reply line may end in: the connector refusing it, or the reply's own."""
+
+OPS = ("start", *(op.op for op in AGENT.ops()), "stop")
+"""Every op a request may carry: the agent surface's table, between `start` and `stop`."""
+
+SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-not-used-0000")
+"""The agent every generated request creates: the address answers nothing."""
+
+
+def right_request(op: str, seq: int) -> dict[str, Any]:
+    """A valid request for `op` (as JSON data), with agent `a1` open; `agent.create` opens `a2`."""
+    fields: dict[str, Any] = {
+        "start": {"version": 1},
+        "agent.create": {"agent": "a2", "spec": SPEC.model_dump(mode="json")},
+        "run": {"agent": "a1", "message": "hi"},
+        "follow_up": {"agent": "a1", "message": "more"},
+        "resume": {"agent": "a1", "checkpoint": {"t": 1}, "decision": "approved"},
+        "stop": {},
+    }
+    return {"op": op, "seq": seq, **fields.get(op, {"agent": "a1"})}
+
 
 json_values = st.recursive(
     st.none()

@@ -19,25 +19,19 @@ def _real_profiles_only() -> Iterator[None]:
     TALLY.profiles.update(before)
 
 
-def test_thorough_gives_every_target_ten_thousand_inputs() -> None:
+@pytest.mark.parametrize(("profile", "scale"), [("thorough", 1.0), ("ci", 0.5)])
+def test_the_profile_sets_the_budget_and_ci_alone_is_derandomized(
+    profile: str, scale: float
+) -> None:
     before = settings.get_current_profile_name()
-    settings.load_profile("thorough")
+    settings.load_profile(profile)
     try:
-        assert fuzz_settings().max_examples == BUDGET["thorough"] >= 10_000
-        assert fuzz_settings().derandomize is False
+        chosen = fuzz_settings(scale=scale)
     finally:
         settings.load_profile(before)
-
-
-def test_ci_is_derandomized_and_smaller() -> None:
-    before = settings.get_current_profile_name()
-    settings.load_profile("ci")
-    try:
-        chosen = fuzz_settings(scale=0.5)
-        assert chosen.derandomize is True
-        assert chosen.max_examples == BUDGET["ci"] // 2 < BUDGET["thorough"]
-    finally:
-        settings.load_profile(before)
+    assert chosen.max_examples == int(BUDGET[profile] * scale)
+    assert chosen.derandomize is (profile == "ci")
+    assert BUDGET["ci"] // 2 < BUDGET["thorough"] >= 10_000
 
 
 def test_judged_counts_each_fate_and_lets_untyped_errors_through() -> None:

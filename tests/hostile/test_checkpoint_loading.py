@@ -22,6 +22,7 @@ from conformance._unicode_text import unicode_text
 from reference_impl import InvalidCheckpointError, load_checkpoint
 from reference_impl.context import SUMMARY_CLOSE, SUMMARY_OPEN
 from tests.hostile.budget import fuzz_settings, judged
+from tests.hostile.json_paths import paths, replaced, value_at
 
 pytestmark = pytest.mark.timeout(1200)  # thorough: 10,000 inputs per target
 
@@ -120,30 +121,7 @@ def conversations(draw: st.DrawFn) -> dict[str, Any]:
     return data
 
 
-def _paths(value: Any) -> list[tuple[Any, ...]]:
-    """Every path into `value`, down to 12 levels (mutations nest far deeper)."""
-    found: list[tuple[Any, ...]] = []
-    pending: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
-    while pending:
-        item, path = pending.pop()
-        found.append(path)
-        if len(path) >= 12:
-            continue
-        if isinstance(item, dict):
-            pending += [(child, (*path, key)) for key, child in item.items()]
-        elif isinstance(item, list):
-            pending += [(child, (*path, index)) for index, child in enumerate(item)]
-    return found
-
-
-def _set(value: Any, path: tuple[Any, ...], leaf: Any) -> Any:
-    if not path:
-        return leaf
-    parent = value
-    for part in path[:-1]:
-        parent = parent[part]
-    parent[path[-1]] = leaf
-    return value
+MUTATIONS = ["leaf", "hostile", "delete", "duplicate", "move", "swap-ids", "role", "deep", "key"]
 
 
 @st.composite
@@ -152,21 +130,7 @@ def mutated(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]]) -> Any:
     data = copy.deepcopy(draw(base))
     history: list[Any] = data["history"]
     for _ in range(draw(st.integers(1, 3))):
-        kind = draw(
-            st.sampled_from(
-                [
-                    "leaf",
-                    "hostile",
-                    "delete",
-                    "duplicate",
-                    "move",
-                    "swap-ids",
-                    "role",
-                    "deep",
-                    "key",
-                ]
-            )
-        )
+        kind = draw(st.sampled_from(MUTATIONS))
         turns = len(history)
         if kind in ("delete", "duplicate", "move", "role") and turns:
             at = draw(st.integers(0, turns - 1))
@@ -179,38 +143,32 @@ def mutated(draw: st.DrawFn, base: st.SearchStrategy[dict[str, Any]]) -> Any:
             elif isinstance(history[at], dict):
                 history[at]["role"] = draw(st.sampled_from(["user", "assistant", "tool", "system"]))
         elif kind == "swap-ids":
-            ids = [p for p in _paths(data) if p and p[-1] in ("id", "tool_call_id")]
+            ids = [p for p in paths(data) if p and p[-1] in ("id", "tool_call_id")]
             if len(ids) >= 2:
                 first, second = draw(st.lists(st.sampled_from(ids), min_size=2, max_size=2))
-                a, b = _get(data, first), _get(data, second)
-                _set(data, first, b)
-                _set(data, second, a)
+                a, b = value_at(data, first), value_at(data, second)
+                replaced(data, first, b)
+                replaced(data, second, a)
         elif kind == "deep":
-            data = _set(
+            data = replaced(
                 data,
-                draw(st.sampled_from(_paths(data))),
+                draw(st.sampled_from(paths(data))),
                 nested(draw(st.sampled_from([60, 70, 2000]))),
             )
         elif kind == "key":
             target = draw(
-                st.sampled_from([p for p in _paths(data) if isinstance(_get(data, p), dict)])
+                st.sampled_from([p for p in paths(data) if isinstance(value_at(data, p), dict)])
             )
-            _get(data, target)[
+            value_at(data, target)[
                 draw(st.sampled_from(["surprise", "id", "role", "text", "\ud800"]))
             ] = 1
         else:
             leaf = draw(HOSTILE_LEAVES if kind == "hostile" else JSON_LEAVES)
-            data = _set(data, draw(st.sampled_from(_paths(data))), leaf)
+            data = replaced(data, draw(st.sampled_from(paths(data))), leaf)
         if not isinstance(data, dict) or not isinstance(data.get("history"), list):
             break
         history = data["history"]
     return data
-
-
-def _get(value: Any, path: tuple[Any, ...]) -> Any:
-    for part in path:
-        value = value[part]
-    return value
 
 
 JSON_VALUES = st.recursive(

@@ -32,10 +32,6 @@ from tests.hostile._fake_inputs import (
 )
 from tests.hostile.budget import TALLY, fuzz_settings, judged
 
-# per test: 300 s at least (hundreds of inputs, on a machine that may be busy), and a
-# thorough run is 10,000 inputs (each well under 50 ms)
-pytestmark = pytest.mark.timeout(max(300.0, fuzz_settings().max_examples * 0.05))
-
 RECORDS = TypeAdapter(list[ExchangeRecord])
 ROOT = "http://turnlaw.test"
 

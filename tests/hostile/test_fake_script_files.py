@@ -15,7 +15,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -23,10 +22,6 @@ from conformance.wire import ScriptedProvider, ScriptFileError, load_script_file
 from conformance.wire._plan import RawRequest
 from tests.hostile._fake_inputs import JSON_VALUES, NUMBERS, TEXTS
 from tests.hostile.budget import fuzz_settings, judged
-
-# per test: 300 s at least (hundreds of inputs, on a machine that may be busy), and a
-# thorough run is 10,000 inputs (each well under 50 ms)
-pytestmark = pytest.mark.timeout(max(300.0, fuzz_settings().max_examples * 0.05))
 
 TARGET = "fake: load_script_file"
 KINDS = ["text", "tool_calls", "fault", "stream_error", "hold", "react", "teleport"]

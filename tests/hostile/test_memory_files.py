@@ -123,62 +123,51 @@ COLUMN_VALUES = st.one_of(
     st.binary(max_size=8),
     st.sampled_from(["user", "assistant", "system", T0.isoformat(), "2026-01-01T00:00:00", "0"]),
 )
+INSERT_ROW = (
+    "INSERT INTO memory_entries (namespace, role, turn, text, updated) VALUES (?, ?, ?, ?, ?)"
+)
+TABLE_CHANGES = [
+    "CREATE TABLE other (x)",
+    "DROP TABLE memory_entries",
+    "ALTER TABLE memory_entries RENAME COLUMN text TO words",
+    "ALTER TABLE memory_entries ADD COLUMN extra TEXT",
+]
+REFUSING_TRIGGER = (
+    "CREATE TRIGGER IF NOT EXISTS refuse BEFORE INSERT ON memory_entries"
+    " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+)
 
 
 @st.composite
-def tampered(draw: st.DrawFn) -> list[str | tuple[str, tuple[Any, ...]]]:
-    """Raw SQL another program (or a hand edit) might run against the file."""
-    statements: list[str | tuple[str, tuple[Any, ...]]] = []
+def tampered(draw: st.DrawFn) -> list[tuple[str, tuple[Any, ...]]]:
+    """Raw SQL another program (or a hand edit) might run against the file, with its values."""
+    statements: list[tuple[str, tuple[Any, ...]]] = []
     for _ in range(draw(st.integers(1, 4))):
         kind = draw(st.sampled_from(["row", "row", "row", "stamp", "version", "table", "trigger"]))
         if kind == "row":
-            values = (NAMESPACE, *draw(st.tuples(*[COLUMN_VALUES] * 4)))
-            statements.append(
-                (
-                    "INSERT INTO memory_entries (namespace, role, turn, text, updated)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    values,
-                )
-            )
+            statements.append((INSERT_ROW, (NAMESPACE, *draw(st.tuples(*[COLUMN_VALUES] * 4)))))
         elif kind == "stamp":
             stamp = draw(st.sampled_from([0, 1, APPLICATION_ID, -1, 2**31 - 1]))
-            statements.append(f"PRAGMA application_id = {stamp}")
+            statements.append((f"PRAGMA application_id = {stamp}", ()))
         elif kind == "version":
-            statements.append(f"PRAGMA user_version = {draw(st.integers(-5, 5))}")
+            statements.append((f"PRAGMA user_version = {draw(st.integers(-5, 5))}", ()))
         elif kind == "table":
-            statements.append(
-                draw(
-                    st.sampled_from(
-                        [
-                            "CREATE TABLE other (x)",
-                            "DROP TABLE memory_entries",
-                            "ALTER TABLE memory_entries RENAME COLUMN text TO words",
-                            "ALTER TABLE memory_entries ADD COLUMN extra TEXT",
-                        ]
-                    )
-                )
-            )
+            statements.append((draw(st.sampled_from(TABLE_CHANGES)), ()))
         else:
-            statements.append(
-                "CREATE TRIGGER IF NOT EXISTS refuse BEFORE INSERT ON memory_entries"
-                " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-            )
+            statements.append((REFUSING_TRIGGER, ()))
     return statements
 
 
 @fuzz_settings()
 @given(statements=tampered())
 def test_files_tampered_with_raw_sql(
-    statements: list[str | tuple[str, tuple[Any, ...]]], folder: Path, real_file: bytes
+    statements: list[tuple[str, tuple[Any, ...]]], folder: Path, real_file: bytes
 ) -> None:
     path = fresh(folder, real_file)
     with closing(sqlite3.connect(path)) as connection:
         for statement in statements:
             try:
-                if isinstance(statement, tuple):
-                    connection.execute(*statement)
-                else:
-                    connection.execute(statement)
+                connection.execute(*statement)
                 connection.commit()
             except sqlite3.Error:
                 connection.rollback()  # NOT NULL, a dropped table: the tamperer failed

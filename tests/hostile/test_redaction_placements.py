@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import re
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote
 
 import httpx
 import httpx2
@@ -34,6 +33,7 @@ import pytest
 from conformance.wire import LoopbackServer, ProviderTransport, ScriptedProvider, text
 from conformance.wire.in_process import IN_PROCESS_ROOT
 from tests.hostile.budget import TALLY, judged
+from tests.hostile.key_forms import key_forms
 
 TARGET = "fake: key placements"
 
@@ -87,63 +87,33 @@ SOURCES: dict[str, Callable[[str], tuple[dict[str, str], dict[str, str]]]] = {
 }
 
 
-def json_body(value: Any) -> bytes:
-    return json.dumps(value).encode()
+def posted(
+    body: dict[str, Any], path: str = "/chat/completions", headers: dict[str, str] | None = None
+) -> tuple[str, str, dict[str, str], bytes]:
+    return "POST", path, headers or {}, json.dumps(body).encode()
 
+
+ANTHROPIC = {"anthropic-version": "2023-06-01"}
 
 # Where the runtime echoes it: (method, path after /v1, extra headers, body).
 ECHOES: dict[str, Callable[[str], tuple[str, str, dict[str, str], bytes]]] = {
-    "message": lambda k: ("POST", "/chat/completions", {}, json_body(chat(user(f"key {k}!")))),
-    "system": lambda k: (
-        "POST",
-        "/chat/completions",
-        {},
-        json_body(chat([{"role": "system", "content": f"use {k}"}, *user("x")])),
-    ),
-    "model": lambda k: (
-        "POST",
-        "/chat/completions",
-        {},
-        json_body({**chat(user("x")), "model": k}),
-    ),
-    "dict-key": lambda k: (
-        "POST",
-        "/chat/completions",
-        {},
-        json_body(chat(user("x"), metadata={k: "v", "n": {k: [k]}})),
-    ),
-    "tool-arguments": lambda k: (
-        "POST",
-        "/chat/completions",
-        {},
-        json_body(chat(with_tool(json.dumps({"api_key": k, k: 1}), "ok"))),
-    ),
-    "tool-result": lambda k: (
-        "POST",
-        "/chat/completions",
-        {},
-        json_body(chat(with_tool("{}", f"the key is {k}"))),
-    ),
-    "json-in-a-string": lambda k: (
-        "POST",
-        "/chat/completions",
-        {},
-        json_body(chat(user(json.dumps({"config": {"api_key": k}})))),
-    ),
+    "message": lambda k: posted(chat(user(f"key {k}!"))),
+    "system": lambda k: posted(chat([{"role": "system", "content": f"use {k}"}, *user("x")])),
+    "model": lambda k: posted({**chat(user("x")), "model": k}),
+    "dict-key": lambda k: posted(chat(user("x"), metadata={k: "v", "n": {k: [k]}})),
+    "tool-arguments": lambda k: posted(chat(with_tool(json.dumps({"api_key": k, k: 1}), "ok"))),
+    "tool-result": lambda k: posted(chat(with_tool("{}", f"the key is {k}"))),
+    "json-in-a-string": lambda k: posted(chat(user(json.dumps({"config": {"api_key": k}})))),
     "path": lambda k: ("POST", f"/{quote(k, safe='')}/chat/completions", {}, b"{}"),
     "malformed-body": lambda k: ("POST", "/chat/completions", {}, f'{{"model": "{k}'.encode()),
-    "exhausted-finding": lambda k: ("POST", "/chat/completions", {}, b""),  # body set below
-    "recorded-header": lambda k: (
-        "POST",
+    "exhausted-finding": lambda k: posted(chat(user(f"last words {k}"))),
+    "recorded-header": lambda k: posted(
+        {"model": "c", "max_tokens": 5, "messages": user("x")},
         "/messages",
-        {"anthropic-version": "2023-06-01", "anthropic-beta": k},
-        json_body({"model": "c", "max_tokens": 5, "messages": user("x")}),
+        {**ANTHROPIC, "anthropic-beta": k},
     ),
-    "anthropic-system": lambda k: (
-        "POST",
-        "/messages",
-        {"anthropic-version": "2023-06-01"},
-        json_body({"model": "c", "max_tokens": 5, "system": k, "messages": user("x")}),
+    "anthropic-system": lambda k: posted(
+        {"model": "c", "max_tokens": 5, "system": k, "messages": user("x")}, "/messages", ANTHROPIC
     ),
 }
 EXHAUSTS = {"exhausted-finding"}  # answered by a provider with no steps left
@@ -164,14 +134,12 @@ class Placement:
 
     def forms(self) -> set[str]:
         """Every form of the key a leak could take, Basic's base64 included."""
-        key = self.key
-        found = {key, json.dumps(key)[1:-1], json.dumps(key, ensure_ascii=False)[1:-1]}
-        for encoded in (quote(key, safe=""), quote_plus(key, safe="")):
-            found |= {encoded, re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), encoded)}
-        for value in self.request.headers.values():
-            if value.startswith("Basic "):
-                found.add(value.removeprefix("Basic "))
-        return {form for form in found if len(form) >= 8}
+        basic = [
+            v.removeprefix("Basic ")
+            for v in self.request.headers.values()
+            if v.startswith("Basic ")
+        ]
+        return {*key_forms(self.key), *basic}
 
 
 def placements() -> list[Placement]:
@@ -182,8 +150,6 @@ def placements() -> list[Placement]:
         key = key_for(number, special)
         headers, params = SOURCES[source](key)
         method, path, extra, body = ECHOES[echo](key)
-        if echo in EXHAUSTS:
-            body = json_body(chat(user(f"last words {key}")))
         style = "special" if special else "plain"
         made.append(
             Placement(

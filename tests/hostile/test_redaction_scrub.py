@@ -9,20 +9,17 @@ serialized as an artifact would be, must hold none of the key's forms.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
-from urllib.parse import quote, quote_plus
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance._unicode_text import unicode_text
 from conformance.redaction import MIN_SECRET_LENGTH, Redactor
 from tests.hostile.budget import TALLY, fuzz_settings, judged
+from tests.hostile.key_forms import key_forms
 
 TARGET = "redaction: scrub"
-pytestmark = pytest.mark.timeout(max(300.0, fuzz_settings().max_examples * 0.01))
 
 # Printable ASCII without "<>": the marker is "<redacted>", and a key overlapping it could
 # re-form around a replacement — no credential looks like that.
@@ -30,20 +27,10 @@ KEY_CHARS = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in "<>")
 KEYS = st.text(KEY_CHARS, min_size=MIN_SECRET_LENGTH, max_size=40)
 
 
-def lower_escapes(text: str) -> str:
-    return re.sub("%[0-9A-F]{2}", lambda m: m.group().lower(), text)
-
-
-def forms(key: str) -> list[str]:
-    encoded = [quote(key, safe=""), quote_plus(key, safe="")]
-    found = [key, json.dumps(key)[1:-1], *encoded, *map(lower_escapes, encoded)]
-    return [form for form in found if len(form) >= MIN_SECRET_LENGTH]
-
-
 @st.composite
 def hiding(draw: st.DrawFn, key: str) -> Any:
     """A JSON-like value with the key somewhere in it, in some form."""
-    form = draw(st.sampled_from([*forms(key), json.dumps({"api_key": key})]))
+    form = draw(st.sampled_from([*key_forms(key), json.dumps({"api_key": key})]))
     around = unicode_text(max_size=8)
     text = draw(around) + form + draw(around)
     where = draw(st.integers(0, 3))
@@ -64,7 +51,7 @@ def test_a_learned_key_never_survives_a_scrub(key: str, data: st.DataObject) -> 
     with judged(TARGET, typed=()):
         scrubbed = redactor.scrub_data(value)
         written = json.dumps(scrubbed, ensure_ascii=False) + json.dumps(scrubbed)
-    survivors = [form for form in forms(key) if form in written]
+    survivors = [form for form in key_forms(key) if form in written]
     if survivors:
         TALLY.add(TARGET, "leak")
     assert not survivors, f"{survivors} survived in {written!r}"

@@ -23,6 +23,7 @@ from conformance._unicode_text import unicode_text
 from conformance.replay.model import MAX_REPRO_BYTES, ReproError, load_repro, source_sha256
 from conformance.replay.player import chosen_implementation, law_test_file, replay_arguments
 from tests.hostile.budget import fuzz_settings, judged
+from tests.hostile.json_paths import paths, value_at
 
 pytestmark = pytest.mark.timeout(1200)  # thorough: 10,000 inputs per target
 
@@ -91,28 +92,15 @@ VALUES = st.recursive(
 )
 
 
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [path]
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found += _paths(child, (*path, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found += _paths(child, (*path, index))
-    return found
-
-
 @st.composite
 def mutated_repro(draw: st.DrawFn) -> Any:
     data: Any = copy.deepcopy(real_repro())
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(_paths(data)))
+        path = draw(st.sampled_from(paths(data)))
         if not path:
             data = draw(VALUES)
             break
-        parent = data
-        for part in path[:-1]:
-            parent = parent[part]
+        parent = value_at(data, path[:-1])
         if draw(st.booleans()) and isinstance(parent, dict):
             del parent[path[-1]]
         else:

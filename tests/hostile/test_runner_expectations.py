@@ -161,26 +161,22 @@ def judge(target: str, path: Path) -> dict[str, Any] | None:
     return accepted
 
 
+@fuzz_settings()
+@given(data=MANIFEST, law_as_tables=st.booleans())
 def test_generated_manifests_are_accepted_only_when_every_entry_is_one_a_law_may_have(
-    tmp_path: Path,
+    tmp_path: Path, data: dict[str, Any], law_as_tables: bool
 ) -> None:
     path = tmp_path / "manifest.toml"
-
-    @fuzz_settings()
-    @given(data=MANIFEST, law_as_tables=st.booleans())
-    def check(data: dict[str, Any], law_as_tables: bool) -> None:
-        path.write_text(toml_document(data, law_as_tables), encoding="utf-8")
-        accepted = judge(TOML_TARGET, path)
-        entries = data.get("law")
-        meaningless = isinstance(entries, dict) and any(
-            isinstance(e, dict) and e.get("outcome") not in ("FAIL", "NOT_APPLICABLE")
-            for e in entries.values()
-        )
-        if meaningless and accepted is not None:  # the file must be refused whole
-            TALLY.add(TOML_TARGET, "false_green")
-            raise AssertionError(f"accepted a manifest with an entry {entries}")
-
-    check()
+    path.write_text(toml_document(data, law_as_tables), encoding="utf-8")
+    accepted = judge(TOML_TARGET, path)
+    entries = data.get("law")
+    meaningless = isinstance(entries, dict) and any(
+        isinstance(e, dict) and e.get("outcome") not in ("FAIL", "NOT_APPLICABLE")
+        for e in entries.values()
+    )
+    if meaningless and accepted is not None:  # the file must be refused whole
+        TALLY.add(TOML_TARGET, "false_green")
+        raise AssertionError(f"accepted a manifest with an entry {entries}")
 
 
 VALID = (
@@ -210,16 +206,14 @@ def edited(draw: st.DrawFn) -> bytes:
     return bytes(data)
 
 
-def test_edited_and_random_bytes_are_refused_with_a_typed_error(tmp_path: Path) -> None:
+@fuzz_settings()
+@given(data=edited())
+def test_edited_and_random_bytes_are_refused_with_a_typed_error(
+    tmp_path: Path, data: bytes
+) -> None:
     path = tmp_path / "manifest.toml"
-
-    @fuzz_settings()
-    @given(data=edited())
-    def check(data: bytes) -> None:
-        path.write_bytes(data)
-        judge(BYTES_TARGET, path)
-
-    check()
+    path.write_bytes(data)
+    judge(BYTES_TARGET, path)
 
 
 def test_the_valid_base_manifest_is_accepted(tmp_path: Path) -> None:

@@ -208,31 +208,25 @@ def generated_file(draw: st.DrawFn) -> bytes:
     return "".join(json.dumps(line) + "\n" for line in lines).encode()
 
 
-def test_generated_results_files_are_green_only_when_whole_and_green(tmp_path: Path) -> None:
-    path = tmp_path / "results.jsonl"
-
-    @fuzz_settings()
-    @given(data=generated_file())
-    def check(data: bytes) -> None:
-        judge(GENERATED, path, data)
-
-    check()
+@fuzz_settings()
+@given(data=generated_file())
+def test_generated_results_files_are_green_only_when_whole_and_green(
+    tmp_path: Path, data: bytes
+) -> None:
+    judge(GENERATED, tmp_path / "results.jsonl", data)
 
 
-def test_a_whole_run_reads_back_with_the_verdict_it_was_written_with(tmp_path: Path) -> None:
+@fuzz_settings(scale=0.25)
+@given(lines=whole_runs())
+def test_a_whole_run_reads_back_with_the_verdict_it_was_written_with(
+    tmp_path: Path, lines: list[dict[str, Any]]
+) -> None:
     """The other way round: a whole run is never damaged in the reading (no false red),
     and the restated rules above agree with the reader on it."""
-    path = tmp_path / "results.jsonl"
-
-    @fuzz_settings(scale=0.25)
-    @given(lines=whole_runs())
-    def check(lines: list[dict[str, Any]]) -> None:
-        data = "".join(json.dumps(line) + "\n" for line in lines).encode()
-        code = judge(GENERATED, path, data)
-        assert code == (0 if lines[-1]["verdict"] == "green" else 1)
-        assert whole_green_run(data) == (code == 0)
-
-    check()
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    code = judge(GENERATED, tmp_path / "results.jsonl", data)
+    assert code == (0 if lines[-1]["verdict"] == "green" else 1)
+    assert whole_green_run(data) == (code == 0)
 
 
 # --- edits of real results files -------------------------------------------------------

@@ -4,17 +4,15 @@ suite with every artifact switched on, leaves none of them in any file or in the
 The runtime (`leaky_runtime.py`) sends four keys the suite never gave it (bearer, Basic
 proxy password, organization header, query parameter) and holds a fifth it only read from
 its environment; it prints, logs, quotes to the model and raises all of them. Each key is
-looked for in every form an artifact could carry it: as is, JSON-escaped, URL-encoded,
-and inside the Basic token. Run in-process and as a `cmd:` adapter (whose stderr log is an
-artifact too). Each (key, artifact) pair is one input of the tally; a key found is a leak.
+looked for in every form `key_forms` knows, and inside the Basic token. Run in-process and
+as a `cmd:` adapter (whose stderr log is an artifact too). Each (key, artifact) pair is
+one input of the tally; a key found is a leak.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from urllib.parse import quote, quote_plus
 
 import pytest
 
@@ -22,6 +20,7 @@ import conformance.runner.plugin  # noqa: F401  (kept imported across nested run
 import reference_impl.adapter  # noqa: F401
 from tests.hostile import leaky_runtime
 from tests.hostile.budget import TALLY
+from tests.hostile.key_forms import key_forms
 from tests.suite_args import PLUGIN_ARGS
 
 ENV_KEY = "tl-env/ONLY+KEY=never-sent_2b7c"
@@ -33,10 +32,15 @@ LAWS = [
     "conformance.laws.test_run",
     "conformance.laws.test_continuation",
 ]
-
-
-def forms(key: str) -> set[str]:
-    return {key, json.dumps(key)[1:-1], quote(key, safe=""), quote_plus(key, safe="")}
+ARTIFACT_OPTIONS = {
+    "results": "results.jsonl",
+    "report-md": "report.md",
+    "junitxml": "junit.xml",
+    "record": "wire",
+    "repro-dir": "repro",
+    "adapter-stderr": "adapter-stderr.log",
+}
+"""Every artifact a run can write, by option, and the name it is written under."""
 
 
 def artifacts(folder: Path, run: pytest.RunResult) -> dict[str, str]:
@@ -66,28 +70,9 @@ def test_no_key_the_runtime_leaks_reaches_any_artifact(
     monkeypatch.chdir(Path(__file__).parents[2])  # the cmd: adapter imports tests.hostile
     pytester.makeini("[pytest]\nasyncio_mode = auto\n")
     out = tmp_path / "artifacts"
-    run = pytester.runpytest(
-        *PLUGIN_ARGS,
-        "--dialects",
-        "openai-chat,anthropic-messages",
-        "--impl",
-        impl,
-        "--results",
-        str(out / "results.jsonl"),
-        "--report-md",
-        str(out / "report.md"),
-        "--junitxml",
-        str(out / "junit.xml"),
-        "--record",
-        str(out / "wire"),
-        "--repro-dir",
-        str(out / "repro"),
-        "--adapter-stderr",
-        str(out / "adapter-stderr.log"),
-        "-rA",  # every report's captured output in the terminal
-        "--pyargs",
-        *LAWS,
-    )
+    options = [*PLUGIN_ARGS, "--dialects=openai-chat,anthropic-messages", f"--impl={impl}"]
+    options += [f"--{option}={out / name}" for option, name in ARTIFACT_OPTIONS.items()]
+    run = pytester.runpytest(*options, "-rA", "--pyargs", *LAWS)  # -rA: output to the terminal
     written = artifacts(out, run)
     # the run did fail, with the keys in its evidence: otherwise nothing was tested
     assert run.ret == 1, run.stdout.str()[-2000:]
@@ -100,7 +85,7 @@ def test_no_key_the_runtime_leaks_reaches_any_artifact(
     leaks = []
     for name, text in written.items():
         for which, key in keys.items():
-            shown = [form for form in forms(key) if form in text]
+            shown = [form for form in key_forms(key) if form in text]
             TALLY.add(target, "leak" if shown else "accepted")
             if shown:
                 leaks.append(f"{name}: the {which} key ({shown[0]!r})")

@@ -9,24 +9,17 @@ through real pipes: tests/hostile/test_stdio_adapter_pipes.py.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel
 
-from conformance.adapter import AgentSpec, Refused
-from conformance.errors import AdapterProtocolError, AdapterReportedError
 from conformance.stdio import protocol as p
 from conformance.stdio._channel import Channel, outcome_of
 from conformance.stdio._stderr import STDERR_TAIL_LINES, StderrTail
 from tests.hostile.budget import TALLY, fuzz_settings, judged
-from tests.hostile.stdio_lines import OPS, WAITING, lines, strictly_valid
+from tests.hostile.stdio_lines import OPS, TYPED, WAITING, lines, right_request, strictly_valid
 
 TARGET = "stdio.reply-line"
-TYPED = (AdapterProtocolError, Refused, AdapterReportedError)
-SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-not-used-0000")
 
 
 class StandInProcess:
@@ -60,20 +53,6 @@ class StandInProcess:
         return None
 
 
-def request_for(op: str) -> BaseModel:
-    agent = {"agent": "a1"}
-    built: dict[str, Any] = {
-        "start": {},
-        "agent.create": {**agent, "spec": SPEC},
-        "run": {**agent, "message": "hi"},
-        "follow_up": {**agent, "message": "more"},
-        "resume": {**agent, "checkpoint": {"t": 1}, "decision": "approved"},
-        "stop": {},
-    }
-    fields = built.get(op, agent)
-    return p.REQUESTS.validate_python({"op": op, "seq": WAITING, **fields})
-
-
 @fuzz_settings()
 @given(
     answer=st.sampled_from(OPS).flatmap(lambda op: st.tuples(st.just(op), lines(op))),
@@ -83,7 +62,7 @@ def test_every_line_resolves_the_waiting_request(answer: tuple[str, bytes], vali
     op, line = answer
     process = StandInProcess()
     channel = Channel(process, validate=validate, stderr=StderrTail())
-    future = channel.submit(request_for(op))
+    future = channel.submit(p.REQUESTS.validate_python(right_request(op, WAITING)))
     try:
         channel.line(line)
     except Exception:
@@ -117,7 +96,6 @@ def test_the_stderr_tail_stays_bounded_and_counts_every_line(chunks: list[bytes]
         stream = b"".join(chunks)
         assert tail.written == stream.count(b"\n") + (not stream.endswith(b"\n") and bool(stream))
         assert len(tail.text()) <= STDERR_TAIL_LINES * 4200
-        kept = tail.lines()
-        if stream and len(stream.split(b"\n")[-1 if not stream.endswith(b"\n") else -2]) < 4000:
-            last = stream.split(b"\n")[-1 if not stream.endswith(b"\n") else -2]
-            assert kept[-1] == last.decode("utf-8", errors="replace") + "\n"
+        last = stream.split(b"\n")[-2 if stream.endswith(b"\n") else -1]
+        if stream and len(last) < 4000:
+            assert tail.lines()[-1] == last.decode("utf-8", errors="replace") + "\n"

@@ -23,10 +23,9 @@ from conformance.adapter import AgentSpec, Capability, RunOutcome
 from conformance.stdio import protocol as p
 from conformance.stdio.serve import _Server
 from tests.hostile.budget import TALLY, fuzz_settings, judged
-from tests.hostile.stdio_lines import OPS, deep_lines, json_values, odd_text_lines
+from tests.hostile.stdio_lines import OPS, deep_lines, json_values, odd_text_lines, right_request
 
 TARGET = "stdio.serve-request"
-SPEC = AgentSpec(base_url="http://127.0.0.1:9/v1", api_key="sk-x").model_dump(mode="json")
 NOT_AN_INT = ["7", 7.5, 1.0, True, False, "", [], {}]
 NEVER_A_SEQ = [*NOT_AN_INT, None, -1, 2**53]
 NEVER_A_BOOL = ["true", "yes", 1, 0, 1.0, None, "", [], {}]
@@ -37,7 +36,15 @@ class Refusal(Exception):
     """The server answered with an error reply, or not at all: the line was refused."""
 
 
-class _Agent:
+class _Echo:
+    """An implementation that is its own agent: it echoes what it is told."""
+
+    name = "echoing"
+    capabilities = frozenset({Capability.FOLLOW_UP})
+
+    async def create_agent(self, spec: AgentSpec) -> _Echo:
+        return _Echo()
+
     async def run(self, message: str, **_: Any) -> RunOutcome:
         return RunOutcome(answer=message, checkpoint={"said": message})
 
@@ -60,26 +67,6 @@ class _Agent:
 
     async def close(self) -> None:
         return None
-
-
-class _Implementation:
-    name = "echoing"
-    capabilities = frozenset({Capability.FOLLOW_UP})
-
-    async def create_agent(self, spec: AgentSpec) -> _Agent:
-        return _Agent()
-
-
-def right_request(op: str, seq: int) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "start": {"version": 1},
-        "agent.create": {"agent": "a2", "spec": SPEC},
-        "run": {"agent": "a1", "message": "hi"},
-        "follow_up": {"agent": "a1", "message": "more"},
-        "resume": {"agent": "a1", "checkpoint": {"t": 1}, "decision": "approved"},
-        "stop": {},
-    }
-    return {"op": op, "seq": seq, **fields.get(op, {"agent": "a1"})}
 
 
 @st.composite
@@ -110,8 +97,8 @@ def request_lines(draw: st.DrawFn) -> tuple[str, bool]:
 
 async def handle(line: str) -> list[str]:
     out = io.StringIO()
-    server = _Server(_Implementation(), p.ImplementationInfo(name="x", language="python"), out)  # type: ignore[arg-type]
-    server.agents["a1"] = _Agent()  # type: ignore[assignment]
+    server = _Server(_Echo(), p.ImplementationInfo(name="x", language="python"), out)  # type: ignore[arg-type]
+    server.agents["a1"] = _Echo()  # type: ignore[assignment]
     await server.handle(line)
     return out.getvalue().splitlines()
 

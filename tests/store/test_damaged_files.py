@@ -26,10 +26,7 @@ def _make(path: Path) -> bytes:
     return path.read_bytes()
 
 
-# Each example writes a fresh 30-session store with synchronous=FULL (30 fsyncs): under
-# `-n auto` on a loaded machine one example can pass Hypothesis's 200 ms default
-# deadline, which failed the test without anything being wrong with the store.
-@settings(deadline=None)
+@settings(deadline=None)  # each example writes a fresh store, fsynced save by save
 @given(
     start=st.floats(min_value=0, max_value=1, exclude_max=True),
     garbage=st.binary(min_size=1, max_size=64),

@@ -20,8 +20,7 @@ from reference_impl.store import (
 )
 
 pytestmark = pytest.mark.timeout(300)
-"""The round trip's examples write real files and a second process writes the SQLite file
-too: on a busy machine, minutes, not the project's 60 s."""
+"""The round trip's examples write real files, and a second process writes the SQLite one."""
 
 
 class TestSqliteSessions(SessionStoreBattery):

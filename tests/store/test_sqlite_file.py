@@ -35,10 +35,10 @@ def _ours(path: Path, sessions: int = 3) -> Path:
     return path
 
 
-def _sql(path: Path, *statements: str) -> None:
+def _sql(path: Path, *statements: str, values: tuple[object, ...] = ()) -> None:
     with closing(sqlite3.connect(path, isolation_level=None)) as connection:
         for statement in statements:
-            connection.execute(statement)
+            connection.execute(statement, values)
 
 
 def text_file(path: Path) -> None:
@@ -159,10 +159,9 @@ def test_a_row_that_is_not_a_checkpoint_is_unreadable_and_kept(
     tmp_path: Path, stored: bytes | str, why: str
 ) -> None:
     path = _ours(tmp_path / "sessions.db")
-    with closing(sqlite3.connect(path, isolation_level=None)) as connection:
-        connection.execute(
-            "UPDATE turnlaw_sessions SET checkpoint = ? WHERE session_id = 's1'", (stored,)
-        )
+    _sql(
+        path, "UPDATE turnlaw_sessions SET checkpoint = ? WHERE session_id = 's1'", values=(stored,)
+    )
     store = sqlite_sessions(path)
     try:
         with pytest.raises(UnreadableSessionError) as raised:
